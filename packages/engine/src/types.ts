@@ -1,0 +1,177 @@
+/** What the engine tells the caller to do with one tool call, weakest first. */
+export type Action = 'allow' | 'nudge' | 'warn' | 'block' | 'halt';
+
+/** Every action except `allow`: the actions a finding can carry. */
+export type FindingAction = Exclude<Action, 'allow'>;
+
+/** The axes along which repetition is measured (contract section 5). */
+export type Axis =
+  | 'streak'
+  | 'repetition'
+  | 'exact_failure'
+  | 'same_tool_failure'
+  | 'no_progress'
+  | 'cycle'
+  | 'poll';
+
+/** How a tool behaves, which decides the axes it is measured on. */
+export type ToolKind = 'idempotent' | 'mutating' | 'poller';
+
+/** One threshold crossed on one axis by one call. */
+export interface Finding {
+  axis: Axis;
+  action: FindingAction;
+  /** The value that crossed the threshold (streak length, repeat count, failures, laps). */
+  count: number;
+  threshold: number;
+  /** Nudge level, 1 for the first configured threshold; only on `streak` findings. */
+  level?: number;
+  message: string;
+}
+
+interface DecisionBase {
+  scope: string;
+  tool: string;
+  /** `<tool>:<first 16 hex digits of argsHash>` */
+  signature: string;
+  argsHash: string;
+  /** Consecutive attempts with this signature in the scope, this one included. */
+  streak: number;
+  /** Calls of this signature in the scope, this one included. */
+  count: number;
+  findings: Finding[];
+  /** Nudge level when a streak nudge fired with this call. */
+  level?: number;
+}
+
+/** The call may go ahead (before) or nothing was found (after). */
+export interface AllowDecision extends DecisionBase {
+  action: 'allow';
+}
+
+/** Advisory: the call ran; `message` should be appended to its result. */
+export interface NoticeDecision extends DecisionBase {
+  action: 'nudge' | 'warn';
+  axis: Axis;
+  message: string;
+}
+
+/** Stop: before a call, do not run it; after a call, the scope is halted. */
+export interface StopDecision extends DecisionBase {
+  action: 'block' | 'halt';
+  axis: Axis;
+  message: string;
+}
+
+/** The engine's answer for one call, discriminated by `action`. */
+export type Decision = AllowDecision | NoticeDecision | StopDecision;
+
+/** A tool call as the engine sees it before it runs. */
+export interface CallInput {
+  /** State key: one agent run or conversation. Defaults to `"default"`. */
+  scope?: string;
+  tool: string;
+  /** Arguments as an object, or as the JSON string a model emitted. */
+  args?: unknown;
+}
+
+/** A tool call as the engine sees it after it ran. */
+export interface AfterCallInput extends CallInput {
+  /** Whether the call succeeded. Defaults to true. */
+  ok?: boolean;
+  /** What the tool returned; hashed for the no-progress, cycle and poll axes. */
+  result?: unknown;
+}
+
+/** Per-axis thresholds; every field optional (defaults in contract section 5). */
+export interface AxisThresholds {
+  repetition?: number;
+  exactFailure?: number;
+  sameToolFailure?: number;
+  noProgress?: number;
+  cycle?: number;
+  poll?: number;
+}
+
+/** How one tool is treated. */
+export interface ToolPolicy {
+  kind?: ToolKind;
+  /** Argument keys removed (at any depth of the top-level object) before hashing. */
+  ignoreArgs?: string[];
+  /** Failures of this tool never reach `same_tool_failure`. */
+  failureTolerant?: boolean;
+  /** `false`: never nudged on the streak axis. */
+  nudge?: boolean;
+  warnAfter?: AxisThresholds;
+  hardStopAfter?: AxisThresholds;
+}
+
+/** The native configuration shape; every field optional. */
+export interface LoopguardConfig {
+  nudge?: {
+    /** Ascending positive integers, or a string like `"3,5,8"`; `[]` or `""` disables. */
+    thresholds?: number[] | string;
+    /** Tools never nudged (default `todo_write`, `todo_read`). */
+    exclude?: string[];
+  };
+  guardrails?: {
+    warnings?: boolean;
+    hardStop?: boolean;
+    warnAfter?: AxisThresholds;
+    hardStopAfter?: AxisThresholds;
+  };
+  tools?: Record<string, ToolPolicy>;
+  scopes?: {
+    /** Most scopes kept; the least recently used is evicted first. */
+    max?: number;
+    /** A scope idle this long is dropped. */
+    idleMs?: number;
+  };
+}
+
+/** The configuration after merging and validation: every field present. */
+export interface ResolvedConfig {
+  nudge: {
+    /** `undefined`: read from the environment at call time, else the default. */
+    thresholds: number[] | undefined;
+    exclude: string[];
+  };
+  guardrails: {
+    warnings: boolean;
+    hardStop: boolean;
+    warnAfter: Required<AxisThresholds>;
+    hardStopAfter: Required<AxisThresholds>;
+  };
+  tools: Record<string, ToolPolicy>;
+  scopes: { max: number; idleMs: number };
+}
+
+/** Options of `createEngine`: a config object plus where else to read configuration. */
+export interface EngineOptions extends LoopguardConfig {
+  /** Environment to read `LOOPGUARD_*` from; defaults to `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** A config file path, or `false` to read none; default: discovered (see `loadConfig`). */
+  configFile?: string | false;
+  /** Directory for config file discovery; defaults to `process.cwd()`. */
+  cwd?: string;
+  /** Receives one-line diagnostics (bad config values); defaults to `console.warn`. */
+  onDiagnostic?: (message: string) => void;
+  /** Clock in milliseconds, for idle expiry; defaults to `Date.now`. */
+  now?: () => number;
+}
+
+/** The repetition engine: one instance serves any number of scopes. */
+export interface Engine {
+  /** Before running a call: `allow`, or `block` (do not run it; do not call `afterCall`). */
+  beforeCall(call: CallInput): AllowDecision | StopDecision;
+  /** After the call ran: allow, nudge, warn, block or halt. */
+  afterCall(call: AfterCallInput): Decision;
+  /** A new user turn: forget everything of that scope. */
+  resetScope(scope?: string): void;
+  /** The first block or halt recorded in the scope, if any. */
+  haltDecision(scope?: string): Finding | undefined;
+  /** The merged configuration in force. */
+  readonly config: ResolvedConfig;
+  /** Live scopes held in memory. */
+  scopeCount(): number;
+}

@@ -1,0 +1,26 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@loopguard\/engine$/, replacement: src('./packages/engine/src/index.ts') },
+      { find: /^@loopguard\/otel$/, replacement: src('./packages/otel/src/index.ts') },
+    ],
+  },
+  test: {
+    include: [
+      'packages/*/test/**/*.test.ts',
+      'dashboard/test/**/*.test.ts',
+      'examples/*/test/**/*.test.ts',
+      'prometheus/test/**/*.test.ts',
+      'grafana/test/**/*.test.ts',
+      'test/**/*.test.ts',
+    ],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+  },
+});
