@@ -1,0 +1,206 @@
+/** One line of a replay: a tool call as the agent made it, or the start of a new user turn. */
+export type ReplayLine =
+  | { scope?: string; tool: string; args?: unknown; ok?: boolean; result?: unknown }
+  | { reset: string };
+
+/** Replay lines recovered from an OTLP trace export, and how many tool spans could not be used. */
+export interface OtlpParseResult {
+  calls: ReplayLine[];
+  /** `execute_tool` spans left out because they carry no tool name or no captured arguments. */
+  skipped: number;
+}
+
+/** Raised when the input is not an OTLP JSON trace export; names the line when it is JSON lines. */
+export class OtlpInputError extends Error {
+  override readonly name = 'OtlpInputError';
+}
+
+type Json = Record<string, unknown>;
+
+interface Collected {
+  start: bigint;
+  index: number;
+  line: ReplayLine;
+}
+
+const STATUS_ERROR = 2;
+
+/**
+ * Turns an OTLP JSON trace export (an ExportTraceServiceRequest object, an array of them, or the
+ * text of one such JSON document or of a JSON-lines file as the Collector's file exporter writes)
+ * into replay lines ordered by span start time.
+ */
+export function parseOtlpTrace(json: unknown): OtlpParseResult {
+  const requests = typeof json === 'string' ? parseText(json) : asRequests(json, 'input');
+  const collected: Collected[] = [];
+  let skipped = 0;
+  for (const [r, request] of requests.entries()) {
+    const where = requests.length > 1 ? `request ${r + 1}` : 'input';
+    for (const span of spansOf(request, where)) {
+      const attrs = attributesOf(span.attributes);
+      if (!isToolSpan(span, attrs)) continue;
+      const line = toReplayLine(span, attrs);
+      if (line === undefined) {
+        skipped += 1;
+        continue;
+      }
+      collected.push({ start: timeOf(span.startTimeUnixNano), index: collected.length, line });
+    }
+  }
+  collected.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.index - b.index));
+  return { calls: collected.map((c) => c.line), skipped };
+}
+
+function parseText(text: string): unknown[] {
+  const trimmed = text.trim();
+  if (trimmed === '') throw new OtlpInputError('OTLP input is empty');
+  try {
+    return asRequests(JSON.parse(trimmed), 'input');
+  } catch (error) {
+    if (error instanceof OtlpInputError) throw error;
+  }
+  const requests: unknown[] = [];
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    if (raw.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new OtlpInputError(`line ${i + 1}: not JSON (${reason})`);
+    }
+    requests.push(...asRequests(value, `line ${i + 1}`));
+  }
+  return requests;
+}
+
+function asRequests(value: unknown, where: string): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (
+    isObject(value) &&
+    (Array.isArray(value.resourceSpans) || Array.isArray(value.resource_spans))
+  ) {
+    return [value];
+  }
+  throw new OtlpInputError(`${where}: not an OTLP trace export (no resourceSpans array)`);
+}
+
+function spansOf(request: unknown, where: string): Json[] {
+  if (!isObject(request)) throw new OtlpInputError(`${where}: not an OTLP trace export`);
+  const resourceSpans = request.resourceSpans ?? request.resource_spans;
+  if (!Array.isArray(resourceSpans)) {
+    throw new OtlpInputError(`${where}: not an OTLP trace export (no resourceSpans array)`);
+  }
+  const spans: Json[] = [];
+  for (const rs of resourceSpans) {
+    if (!isObject(rs)) continue;
+    const scopeSpans = rs.scopeSpans ?? rs.scope_spans ?? rs.instrumentationLibrarySpans;
+    if (!Array.isArray(scopeSpans)) continue;
+    for (const ss of scopeSpans) {
+      if (!isObject(ss) || !Array.isArray(ss.spans)) continue;
+      for (const span of ss.spans) if (isObject(span)) spans.push(span);
+    }
+  }
+  return spans;
+}
+
+function isToolSpan(span: Json, attrs: Map<string, unknown>): boolean {
+  const op = attrs.get('gen_ai.operation.name');
+  if (op !== undefined) return op === 'execute_tool';
+  return typeof span.name === 'string' && span.name.startsWith('execute_tool ');
+}
+
+function toReplayLine(span: Json, attrs: Map<string, unknown>): ReplayLine | undefined {
+  const named = attrs.get('gen_ai.tool.name');
+  const fromSpanName =
+    typeof span.name === 'string' ? span.name.slice('execute_tool '.length).trim() : '';
+  const tool = typeof named === 'string' && named !== '' ? named : fromSpanName;
+  const rawArgs = attrs.get('gen_ai.tool.call.arguments');
+  if (tool === '' || rawArgs === undefined) return undefined;
+  const scope =
+    stringAttr(attrs, 'loopguard.scope') ??
+    stringAttr(attrs, 'gen_ai.conversation.id') ??
+    traceIdOf(span.traceId);
+  const line: { scope?: string; tool: string; args?: unknown; ok?: boolean; result?: unknown } = {
+    tool,
+    args: typeof rawArgs === 'string' ? parseMaybeJson(rawArgs) : rawArgs,
+    ok: !isError(span.status),
+  };
+  if (scope !== undefined) line.scope = scope;
+  const result = attrs.get('gen_ai.tool.call.result');
+  if (result !== undefined) line.result = result;
+  return line;
+}
+
+function stringAttr(attrs: Map<string, unknown>, key: string): string | undefined {
+  const value = attrs.get(key);
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function isError(status: unknown): boolean {
+  if (!isObject(status)) return false;
+  return status.code === STATUS_ERROR || status.code === 'STATUS_CODE_ERROR';
+}
+
+/** OTLP/JSON ids are hex; protobuf-style JSON (base64) ids are converted to hex. */
+function traceIdOf(id: unknown): string | undefined {
+  if (typeof id !== 'string' || id === '') return undefined;
+  if (/^[0-9a-f]{32}$/i.test(id)) return id.toLowerCase();
+  const bytes = Buffer.from(id, 'base64');
+  return bytes.length === 16 ? bytes.toString('hex') : id;
+}
+
+function timeOf(value: unknown): bigint {
+  try {
+    if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value);
+    if (typeof value === 'number' && Number.isFinite(value)) return BigInt(Math.trunc(value));
+    if (isObject(value) && typeof value.low === 'number' && typeof value.high === 'number') {
+      return (BigInt(value.high >>> 0) << 32n) + BigInt(value.low >>> 0);
+    }
+  } catch {
+    // fall through: unknown time sorts first, input order kept
+  }
+  return 0n;
+}
+
+function attributesOf(list: unknown): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (!Array.isArray(list)) return out;
+  for (const kv of list) {
+    if (isObject(kv) && typeof kv.key === 'string') out.set(kv.key, anyValue(kv.value));
+  }
+  return out;
+}
+
+function anyValue(value: unknown): unknown {
+  if (!isObject(value)) return undefined;
+  if ('stringValue' in value) return value.stringValue;
+  if ('boolValue' in value) return value.boolValue;
+  if ('intValue' in value) {
+    const n = Number(value.intValue);
+    return Number.isSafeInteger(n) ? n : String(value.intValue);
+  }
+  if ('doubleValue' in value) return Number(value.doubleValue);
+  if ('arrayValue' in value) {
+    const values = isObject(value.arrayValue) ? value.arrayValue.values : undefined;
+    return Array.isArray(values) ? values.map(anyValue) : [];
+  }
+  if ('kvlistValue' in value) {
+    const values = isObject(value.kvlistValue) ? value.kvlistValue.values : undefined;
+    return Object.fromEntries(attributesOf(values));
+  }
+  if ('bytesValue' in value) return value.bytesValue;
+  return undefined;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,172 @@
+import { type Attributes, SpanStatusCode, type trace } from '@opentelemetry/api';
+import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { describe, expect, it } from 'vitest';
+import { OtlpInputError, parseOtlpTrace } from '../src/otlp-input.js';
+
+interface ToolSpan {
+  tool: string;
+  attrs: Attributes;
+  start: number;
+  error?: boolean;
+}
+
+/** Records real SDK spans and returns the OTLP/JSON text the SDK's own serializer produces. */
+function exportSpans(
+  specs: ToolSpan[],
+  extra?: (tracer: ReturnType<typeof trace.getTracer>) => void,
+) {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const tracer = provider.getTracer('otlp-input-test');
+  for (const spec of specs) {
+    const span = tracer.startSpan(`execute_tool ${spec.tool}`, {
+      startTime: spec.start,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': spec.tool,
+        ...spec.attrs,
+      },
+    });
+    if (spec.error) span.setStatus({ code: SpanStatusCode.ERROR, message: 'failed' });
+    span.end(spec.start + 5);
+  }
+  extra?.(tracer);
+  const spans: ReadableSpan[] = exporter.getFinishedSpans();
+  const text = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans));
+  return { text, spans };
+}
+
+const T0 = 1_767_000_000_000;
+
+describe('parseOtlpTrace', () => {
+  it('turns execute_tool spans of a real OTLP/JSON export into replay lines by start time', () => {
+    const { text, spans } = exportSpans(
+      [
+        {
+          tool: 'grep',
+          start: T0 + 20,
+          attrs: {
+            'gen_ai.tool.call.arguments': '{"pattern":"TODO","path":"src"}',
+            'gen_ai.tool.call.result': 'src/a.ts:1: TODO',
+            'loopguard.scope': 'conv-1',
+            'gen_ai.conversation.id': 'ignored-because-scope-wins',
+          },
+        },
+        {
+          tool: 'bash',
+          start: T0 + 10,
+          error: true,
+          attrs: {
+            'gen_ai.tool.call.arguments': '{"cmd":"make"}',
+            'gen_ai.conversation.id': 'conv-2',
+          },
+        },
+        { tool: 'job_status', start: T0 + 30, attrs: { 'gen_ai.tool.call.arguments': 'not json' } },
+        { tool: 'read_file', start: T0 + 40, attrs: { 'loopguard.scope': 'conv-1' } },
+      ],
+      (tracer) => tracer.startSpan('invoke_agent demo', { startTime: T0 }).end(T0 + 50),
+    );
+    const { calls, skipped } = parseOtlpTrace(JSON.parse(text));
+    expect(skipped).toBe(1);
+    const jobTrace = spans.find((s) => s.name === 'execute_tool job_status')!.spanContext().traceId;
+    expect(calls).toEqual([
+      { scope: 'conv-2', tool: 'bash', args: { cmd: 'make' }, ok: false },
+      {
+        scope: 'conv-1',
+        tool: 'grep',
+        args: { pattern: 'TODO', path: 'src' },
+        ok: true,
+        result: 'src/a.ts:1: TODO',
+      },
+      { scope: jobTrace, tool: 'job_status', args: 'not json', ok: true },
+    ]);
+  });
+
+  it('accepts the JSON-lines file the Collector file exporter writes, and the raw text', () => {
+    const first = exportSpans([
+      {
+        tool: 'a',
+        start: T0 + 2,
+        attrs: { 'gen_ai.tool.call.arguments': '{"n":2}', 'loopguard.scope': 's' },
+      },
+    ]).text;
+    const second = exportSpans([
+      {
+        tool: 'b',
+        start: T0 + 1,
+        attrs: { 'gen_ai.tool.call.arguments': '{"n":1}', 'loopguard.scope': 's' },
+      },
+    ]).text;
+    const jsonl = `${first}\n\n${second}\n`;
+    const { calls, skipped } = parseOtlpTrace(jsonl);
+    expect(skipped).toBe(0);
+    expect(calls.map((c) => ('tool' in c ? c.tool : c.reset))).toEqual(['b', 'a']);
+    expect(parseOtlpTrace(first).calls).toEqual([
+      { scope: 's', tool: 'a', args: { n: 2 }, ok: true },
+    ]);
+    expect(parseOtlpTrace([JSON.parse(first), JSON.parse(second)]).calls).toHaveLength(2);
+  });
+
+  it('decodes every OTLP AnyValue kind and base64 trace ids', () => {
+    const request = {
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: Buffer.from('0123456789abcdef0123456789abcdef', 'hex').toString(
+                    'base64',
+                  ),
+                  name: 'execute_tool fetch',
+                  startTimeUnixNano: { low: 5, high: 1 },
+                  status: { code: 'STATUS_CODE_ERROR' },
+                  attributes: [
+                    {
+                      key: 'gen_ai.tool.call.arguments',
+                      value: {
+                        kvlistValue: {
+                          values: [
+                            { key: 'n', value: { intValue: '7' } },
+                            { key: 'x', value: { doubleValue: 1.5 } },
+                            { key: 'ok', value: { boolValue: true } },
+                            {
+                              key: 'list',
+                              value: { arrayValue: { values: [{ stringValue: 'a' }] } },
+                            },
+                          ],
+                        },
+                      },
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    expect(parseOtlpTrace(request).calls).toEqual([
+      {
+        scope: '0123456789abcdef0123456789abcdef',
+        tool: 'fetch',
+        args: { n: 7, x: 1.5, ok: true, list: ['a'] },
+        ok: false,
+      },
+    ]);
+  });
+
+  it('rejects input that is not an OTLP trace export with a clear error', () => {
+    expect(() => parseOtlpTrace({ spans: [] })).toThrow(OtlpInputError);
+    expect(() => parseOtlpTrace('')).toThrow(/empty/);
+    expect(() => parseOtlpTrace('{"resourceSpans":[]}\n{oops')).toThrow(/line 2: not JSON/);
+    expect(() => parseOtlpTrace('{"resourceSpans":[]}\n{"foo":1}')).toThrow(/line 2: not an OTLP/);
+    expect(parseOtlpTrace({ resourceSpans: [] })).toEqual({ calls: [], skipped: 0 });
+  });
+});
