@@ -96,7 +96,7 @@ export interface AxisThresholds {
 /** How one tool is treated. */
 export interface ToolPolicy {
   kind?: ToolKind;
-  /** Argument keys removed (at any depth of the top-level object) before hashing. */
+  /** Top-level argument keys removed before hashing (e.g. `timeout`, `request_id`). */
   ignoreArgs?: string[];
   /** Failures of this tool never reach `same_tool_failure`. */
   failureTolerant?: boolean;
@@ -132,8 +132,10 @@ export interface LoopguardConfig {
 /** The configuration after merging and validation: every field present. */
 export interface ResolvedConfig {
   nudge: {
-    /** `undefined`: read from the environment at call time, else the default. */
+    /** Set by the config object; `undefined`: read from the environment at call time. */
     thresholds: number[] | undefined;
+    /** Used when neither the config object nor the environment sets thresholds (file, else default). */
+    fallbackThresholds: number[];
     exclude: string[];
   };
   guardrails: {

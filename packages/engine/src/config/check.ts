@@ -1,0 +1,206 @@
+import type { AxisThresholds, LoopguardConfig, ToolKind, ToolPolicy } from '../types.js';
+import { parseThresholds } from './thresholds.js';
+
+/** One problem found in a configuration: where, what value, and why. */
+export interface ConfigIssue {
+  path: string;
+  value: unknown;
+  message: string;
+}
+
+/** A validated configuration: what was valid, and every problem found. */
+export interface ConfigCheck {
+  config: LoopguardConfig;
+  issues: ConfigIssue[];
+}
+
+const AXIS_KEYS = [
+  'repetition',
+  'exactFailure',
+  'sameToolFailure',
+  'noProgress',
+  'cycle',
+  'poll',
+] as const;
+const KINDS: readonly ToolKind[] = ['idempotent', 'mutating', 'poller'];
+
+export type Issues = ConfigIssue[];
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
+}
+
+function record(value: unknown, path: string, issues: Issues): Record<string, unknown> | undefined {
+  if (isRecord(value)) return value;
+  issues.push({ path, value, message: `${path} must be an object, got ${describe(value)}` });
+  return undefined;
+}
+
+export function unknownKeys(
+  obj: Record<string, unknown>,
+  known: readonly string[],
+  path: string,
+  issues: Issues,
+) {
+  for (const key of Object.keys(obj)) {
+    if (!known.includes(key)) {
+      const where = path ? `${path}.${key}` : key;
+      issues.push({ path: where, value: obj[key], message: `unknown key ${where}` });
+    }
+  }
+}
+
+export function positiveInt(value: unknown, path: string, issues: Issues): number | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
+  issues.push({
+    path,
+    value,
+    message: `${path} must be a positive integer, got ${describe(value)}`,
+  });
+  return undefined;
+}
+
+export function boolean(value: unknown, path: string, issues: Issues): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  issues.push({ path, value, message: `${path} must be true or false, got ${describe(value)}` });
+  return undefined;
+}
+
+function stringList(value: unknown, path: string, issues: Issues): string[] | undefined {
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  issues.push({
+    path,
+    value,
+    message: `${path} must be a list of strings, got ${describe(value)}`,
+  });
+  return undefined;
+}
+
+function axisThresholds(value: unknown, path: string, issues: Issues): AxisThresholds | undefined {
+  const obj = record(value, path, issues);
+  if (!obj) return undefined;
+  unknownKeys(obj, AXIS_KEYS, path, issues);
+  const out: AxisThresholds = {};
+  for (const key of AXIS_KEYS) {
+    if (obj[key] === undefined) continue;
+    const n = positiveInt(obj[key], `${path}.${key}`, issues);
+    if (n !== undefined) out[key] = n;
+  }
+  return out;
+}
+
+function toolPolicy(value: unknown, path: string, issues: Issues): ToolPolicy | undefined {
+  const obj = record(value, path, issues);
+  if (!obj) return undefined;
+  unknownKeys(
+    obj,
+    ['kind', 'ignoreArgs', 'failureTolerant', 'nudge', 'warnAfter', 'hardStopAfter'],
+    path,
+    issues,
+  );
+  const policy: ToolPolicy = {};
+  if (obj.kind !== undefined) {
+    if (KINDS.includes(obj.kind as ToolKind)) policy.kind = obj.kind as ToolKind;
+    else
+      issues.push({
+        path: `${path}.kind`,
+        value: obj.kind,
+        message: `${path}.kind must be one of ${KINDS.join(', ')}, got ${describe(obj.kind)}`,
+      });
+  }
+  const ignore =
+    obj.ignoreArgs === undefined
+      ? undefined
+      : stringList(obj.ignoreArgs, `${path}.ignoreArgs`, issues);
+  if (ignore) policy.ignoreArgs = ignore;
+  for (const key of ['failureTolerant', 'nudge'] as const) {
+    const b = obj[key] === undefined ? undefined : boolean(obj[key], `${path}.${key}`, issues);
+    if (b !== undefined) policy[key] = b;
+  }
+  for (const key of ['warnAfter', 'hardStopAfter'] as const) {
+    const t =
+      obj[key] === undefined ? undefined : axisThresholds(obj[key], `${path}.${key}`, issues);
+    if (t) policy[key] = t;
+  }
+  return policy;
+}
+
+function nudgeSection(value: unknown, issues: Issues): LoopguardConfig['nudge'] {
+  const obj = record(value, 'nudge', issues);
+  if (!obj) return undefined;
+  unknownKeys(obj, ['thresholds', 'exclude'], 'nudge', issues);
+  const out: NonNullable<LoopguardConfig['nudge']> = {};
+  if (obj.thresholds !== undefined) {
+    const raw = obj.thresholds;
+    const parsed =
+      typeof raw === 'string' || Array.isArray(raw)
+        ? parseThresholds(raw)
+        : ({ ok: false, reason: 'must be a list of integers or a string like "3,5,8"' } as const);
+    if (parsed.ok) out.thresholds = parsed.thresholds;
+    else
+      issues.push({
+        path: 'nudge.thresholds',
+        value: raw,
+        message: `nudge.thresholds ${parsed.reason}`,
+      });
+  }
+  const exclude =
+    obj.exclude === undefined ? undefined : stringList(obj.exclude, 'nudge.exclude', issues);
+  if (exclude) out.exclude = exclude;
+  return out;
+}
+
+function guardrailsSection(value: unknown, issues: Issues): LoopguardConfig['guardrails'] {
+  const obj = record(value, 'guardrails', issues);
+  if (!obj) return undefined;
+  unknownKeys(obj, ['warnings', 'hardStop', 'warnAfter', 'hardStopAfter'], 'guardrails', issues);
+  const out: NonNullable<LoopguardConfig['guardrails']> = {};
+  for (const key of ['warnings', 'hardStop'] as const) {
+    const b = obj[key] === undefined ? undefined : boolean(obj[key], `guardrails.${key}`, issues);
+    if (b !== undefined) out[key] = b;
+  }
+  for (const key of ['warnAfter', 'hardStopAfter'] as const) {
+    const t =
+      obj[key] === undefined ? undefined : axisThresholds(obj[key], `guardrails.${key}`, issues);
+    if (t) out[key] = t;
+  }
+  return out;
+}
+
+/** Validates a native-shape configuration strictly; keeps what is valid and names every problem. */
+export function checkConfig(raw: unknown): ConfigCheck {
+  const issues: Issues = [];
+  const config: LoopguardConfig = {};
+  const obj = record(raw, '(top level)', issues);
+  if (!obj) return { config, issues };
+  unknownKeys(obj, ['$schema', 'nudge', 'guardrails', 'tools', 'scopes'], '', issues);
+  if (obj.nudge !== undefined) config.nudge = nudgeSection(obj.nudge, issues);
+  if (obj.guardrails !== undefined) config.guardrails = guardrailsSection(obj.guardrails, issues);
+  if (obj.tools !== undefined) {
+    const tools = record(obj.tools, 'tools', issues);
+    if (tools) {
+      config.tools = {};
+      for (const [name, policy] of Object.entries(tools)) {
+        const p = toolPolicy(policy, `tools.${name}`, issues);
+        if (p) config.tools[name] = p;
+      }
+    }
+  }
+  if (obj.scopes !== undefined) {
+    const scopes = record(obj.scopes, 'scopes', issues);
+    if (scopes) {
+      unknownKeys(scopes, ['max', 'idleMs'], 'scopes', issues);
+      config.scopes = {};
+      for (const key of ['max', 'idleMs'] as const) {
+        const n =
+          scopes[key] === undefined ? undefined : positiveInt(scopes[key], `scopes.${key}`, issues);
+        if (n !== undefined) config.scopes[key] = n;
+      }
+    }
+  }
+  return { config, issues };
+}

@@ -1,0 +1,43 @@
+import type { ResolvedConfig } from '../types.js';
+
+/** Default nudge thresholds: the 3rd, 5th and 8th identical call in a row. */
+export const DEFAULT_NUDGE_THRESHOLDS: readonly number[] = Object.freeze([3, 5, 8]);
+
+/** Environment variables read for nudge thresholds, first found wins. */
+export const NUDGE_THRESHOLD_ENV = [
+  'LOOPGUARD_NUDGE_THRESHOLDS',
+  'CYBERINE_REPEAT_TOOL_THRESHOLDS',
+];
+
+/** The defaults of contract section 5. */
+export function defaultConfig(): ResolvedConfig {
+  return {
+    nudge: {
+      thresholds: undefined,
+      fallbackThresholds: [3, 5, 8],
+      exclude: ['todo_write', 'todo_read'],
+    },
+    guardrails: {
+      warnings: true,
+      hardStop: false,
+      warnAfter: {
+        repetition: 5,
+        exactFailure: 2,
+        sameToolFailure: 3,
+        noProgress: 2,
+        cycle: 3,
+        poll: 10,
+      },
+      hardStopAfter: {
+        repetition: 8,
+        exactFailure: 5,
+        sameToolFailure: 8,
+        noProgress: 5,
+        cycle: 5,
+        poll: 20,
+      },
+    },
+    tools: {},
+    scopes: { max: 10_000, idleMs: 60 * 60 * 1000 },
+  };
+}

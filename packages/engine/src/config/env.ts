@@ -1,0 +1,48 @@
+import type { LoopguardConfig } from '../types.js';
+
+type Env = Record<string, string | undefined>;
+
+function bool(value: string | undefined): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return undefined;
+}
+
+function int(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/**
+ * Configuration from `LOOPGUARD_*` variables, except nudge thresholds, which the engine reads
+ * at call time. Unparsable values are reported through `onInvalid` and ignored.
+ */
+export function configFromEnv(env: Env, onInvalid: (message: string) => void): LoopguardConfig {
+  const config: LoopguardConfig = {};
+  const guardrails: NonNullable<LoopguardConfig['guardrails']> = {};
+  const read = <T>(
+    name: string,
+    parse: (v: string | undefined) => T | undefined,
+  ): T | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    const parsed = parse(raw);
+    if (parsed === undefined) onInvalid(`${name}=${JSON.stringify(raw)} is not valid; ignored`);
+    return parsed;
+  };
+  const hardStop = read('LOOPGUARD_HARD_STOP', bool);
+  if (hardStop !== undefined) guardrails.hardStop = hardStop;
+  const warnings = read('LOOPGUARD_WARNINGS', bool);
+  if (warnings !== undefined) guardrails.warnings = warnings;
+  if (Object.keys(guardrails).length > 0) config.guardrails = guardrails;
+  const max = read('LOOPGUARD_SCOPES_MAX', int);
+  const idleMs = read('LOOPGUARD_SCOPES_IDLE_MS', int);
+  if (max !== undefined || idleMs !== undefined) {
+    config.scopes = {};
+    if (max !== undefined) config.scopes.max = max;
+    if (idleMs !== undefined) config.scopes.idleMs = idleMs;
+  }
+  return config;
+}

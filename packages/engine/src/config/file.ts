@@ -1,0 +1,71 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { type ConfigCheck, checkConfig, isRecord } from './check.js';
+import { fromReferenceConfig, REFERENCE_ROOT_KEY } from './reference-compat.js';
+
+/** File names looked for in the working directory, in order. */
+export const CONFIG_FILE_NAMES = [
+  'loopguard.config.json',
+  'loopguard.config.yaml',
+  'loopguard.config.yml',
+];
+
+/** The config file to read: `LOOPGUARD_CONFIG`, else the first of CONFIG_FILE_NAMES in `cwd`. */
+export function findConfigFile(
+  cwd: string,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  const fromEnv = env.LOOPGUARD_CONFIG;
+  if (fromEnv) return resolve(cwd, fromEnv);
+  for (const name of CONFIG_FILE_NAMES) {
+    const path = resolve(cwd, name);
+    if (existsSync(path)) return path;
+  }
+  return undefined;
+}
+
+/** Parses configuration text (JSON or YAML) in either the native or the reference-002 shape. */
+export function parseConfigText(text: string, fileName: string): ConfigCheck {
+  let raw: unknown;
+  try {
+    raw = extname(fileName) === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      config: {},
+      issues: [
+        { path: fileName, value: undefined, message: `cannot parse ${fileName}: ${reason}` },
+      ],
+    };
+  }
+  if (raw === null || raw === undefined) return { config: {}, issues: [] };
+  if (isRecord(raw) && REFERENCE_ROOT_KEY in raw) {
+    const { [REFERENCE_ROOT_KEY]: section, ...rest } = raw;
+    const compat = fromReferenceConfig(section);
+    const native = checkConfig(rest);
+    return {
+      config: {
+        ...native.config,
+        guardrails: { ...native.config.guardrails, ...compat.config.guardrails },
+      },
+      issues: [...compat.issues, ...native.issues],
+    };
+  }
+  return checkConfig(raw);
+}
+
+/** Reads and validates one config file. */
+export function readConfigFile(path: string): ConfigCheck {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      config: {},
+      issues: [{ path, value: undefined, message: `cannot read ${path}: ${reason}` }],
+    };
+  }
+  return parseConfigText(text, path);
+}

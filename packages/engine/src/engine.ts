@@ -1,0 +1,190 @@
+import { cycleAfter } from './axes/cycle.js';
+import { exactFailureAfter, exactFailureBefore, sameToolFailureAfter } from './axes/failure.js';
+import { stopFinding } from './axes/level.js';
+import { noProgressAfter, noProgressBefore } from './axes/no-progress.js';
+import { pollAfter, pollBefore } from './axes/poll.js';
+import { repetitionAfter, repetitionBefore } from './axes/repetition.js';
+import { countAttempt, streakFinding } from './axes/streak.js';
+import { loadConfig } from './config/resolve.js';
+import { resolvePolicy } from './effective-policy.js';
+import { NudgeThresholds } from './nudge-thresholds.js';
+import { ScopeMap } from './scopes.js';
+import { argsHash, resultHash, signatureFromHash } from './signature.js';
+import {
+  type CallContext,
+  type EffectivePolicy,
+  newScope,
+  type ScopeState,
+  signatureState,
+} from './state.js';
+import type {
+  AfterCallInput,
+  AllowDecision,
+  CallInput,
+  Decision,
+  Engine,
+  EngineOptions,
+  Finding,
+  ResolvedConfig,
+  StopDecision,
+} from './types.js';
+
+const DEFAULT_SCOPE = 'default';
+const SEVERITY = { allow: 0, nudge: 1, warn: 2, block: 3, halt: 4 } as const;
+const MAX_CACHED_POLICIES = 1024;
+
+function decide(ctx: CallContext, scopeKey: string, hash: string, findings: Finding[]): Decision {
+  const base = {
+    scope: scopeKey,
+    tool: ctx.tool,
+    signature: ctx.signature,
+    argsHash: hash,
+    streak: ctx.scope.streak,
+    count: ctx.sig.calls,
+    findings,
+  };
+  if (findings.length === 0) return { action: 'allow', ...base };
+  findings.sort((a, b) => SEVERITY[b.action] - SEVERITY[a.action]);
+  const top = findings[0]!;
+  const level = findings.find((f) => f.level !== undefined)?.level;
+  const message = findings.map((f) => f.message).join('\n');
+  const decision = { ...base, action: top.action, axis: top.axis, message } as Decision;
+  if (level !== undefined) decision.level = level;
+  return decision;
+}
+
+function recordHalt(scope: ScopeState, findings: readonly Finding[]): void {
+  if (scope.halt !== undefined) return;
+  scope.halt = findings.find((f) => f.action === 'block' || f.action === 'halt');
+}
+
+/** Creates a repetition engine. Configuration: the options object over the environment over the file over defaults. */
+export function createEngine(options: EngineOptions = {}): Engine {
+  const diagnostic =
+    options.onDiagnostic ?? ((message: string) => console.warn(`loopguard: ${message}`));
+  const loaded = loadConfig(options);
+  for (const issue of loaded.issues) diagnostic(issue.message);
+  const config: ResolvedConfig = loaded.config;
+  const env = options.env ?? process.env;
+  const now = options.now ?? Date.now;
+  const thresholds = new NudgeThresholds(config, env, diagnostic);
+  const scopes = new ScopeMap<ScopeState>(config.scopes.max, config.scopes.idleMs);
+  const policies = new Map<string, EffectivePolicy>();
+  const excluded = new Set(config.nudge.exclude);
+
+  const policyOf = (tool: string): EffectivePolicy => {
+    let policy = policies.get(tool);
+    if (policy === undefined) {
+      policy = resolvePolicy(config, tool);
+      if (policies.size < MAX_CACHED_POLICIES) policies.set(tool, policy);
+    }
+    return policy;
+  };
+
+  const context = (
+    scope: ScopeState,
+    tool: string,
+    signature: string,
+    policy: EffectivePolicy,
+  ): CallContext => ({
+    scope,
+    sig: signatureState(scope, signature),
+    tool,
+    signature,
+    policy,
+    warnings: config.guardrails.warnings,
+    hardStop: config.guardrails.hardStop,
+  });
+
+  const hashFor = (scope: ScopeState, call: CallInput, policy: EffectivePolicy): string =>
+    scope.pendingHash !== undefined && scope.pendingArgs === call.args && call.args !== undefined
+      ? scope.pendingHash
+      : argsHash(call.args, policy.ignoreArgs);
+
+  const beforeCall = (call: CallInput): AllowDecision | StopDecision => {
+    const scopeKey = call.scope ?? DEFAULT_SCOPE;
+    const scope = scopes.acquire(scopeKey, now(), newScope);
+    const policy = policyOf(call.tool);
+    const hash = argsHash(call.args, policy.ignoreArgs);
+    const signature = signatureFromHash(call.tool, hash);
+    const ctx = context(scope, call.tool, signature, policy);
+    countAttempt(scope, signature);
+    ctx.sig.calls += 1;
+    let stop: Finding | undefined;
+    if (ctx.hardStop) {
+      const halted = scope.halt?.action === 'halt' ? scope.halt : undefined;
+      stop = halted
+        ? stopFinding(halted.axis, call.tool, halted.count, halted.threshold, 'block')
+        : policy.kind === 'poller'
+          ? (pollBefore(ctx) ?? exactFailureBefore(ctx))
+          : (repetitionBefore(ctx) ?? exactFailureBefore(ctx) ?? noProgressBefore(ctx));
+    }
+    if (stop !== undefined) {
+      scope.pending = undefined;
+      recordHalt(scope, [stop]);
+      return decide(ctx, scopeKey, hash, [stop]) as StopDecision;
+    }
+    scope.pending = signature;
+    scope.pendingArgs = call.args;
+    scope.pendingHash = hash;
+    return decide(ctx, scopeKey, hash, []) as AllowDecision;
+  };
+
+  const afterCall = (call: AfterCallInput): Decision => {
+    const scopeKey = call.scope ?? DEFAULT_SCOPE;
+    const scope = scopes.acquire(scopeKey, now(), newScope);
+    const policy = policyOf(call.tool);
+    const hash = hashFor(scope, call, policy);
+    const signature = signatureFromHash(call.tool, hash);
+    const ctx = context(scope, call.tool, signature, policy);
+    if (scope.pending === signature) scope.pending = undefined;
+    else {
+      countAttempt(scope, signature);
+      ctx.sig.calls += 1;
+    }
+    scope.pendingArgs = undefined;
+    scope.pendingHash = undefined;
+    const ok = call.ok ?? true;
+    const result = resultHash(call.result);
+    const findings: Finding[] = [];
+    const add = (finding: Finding | undefined) => {
+      if (finding !== undefined) findings.push(finding);
+    };
+    if (policy.kind !== 'poller' && policy.nudge && !excluded.has(call.tool)) {
+      add(streakFinding(call.tool, scope.streak, thresholds.current()));
+    }
+    if (ok) {
+      ctx.sig.exactFailures = 0;
+      if (policy.kind === 'mutating') clearProgress(scope);
+      if (policy.kind === 'poller') add(pollAfter(ctx, result));
+      else {
+        add(repetitionAfter(ctx));
+        add(noProgressAfter(ctx, result));
+      }
+    } else {
+      add(exactFailureAfter(ctx));
+      add(sameToolFailureAfter(ctx));
+    }
+    ctx.sig.lastResult = result;
+    add(cycleAfter(ctx, `${signature}|${ok ? '' : '!'}${result}`));
+    recordHalt(scope, findings);
+    return decide(ctx, scopeKey, hash, findings);
+  };
+
+  return {
+    beforeCall,
+    afterCall,
+    resetScope: (scope = DEFAULT_SCOPE) => scopes.delete(scope),
+    haltDecision: (scope = DEFAULT_SCOPE) => scopes.peek(scope, now())?.halt,
+    config,
+    scopeCount: () => scopes.size,
+  };
+}
+
+function clearProgress(scope: ScopeState): void {
+  scope.toolFailures.clear();
+  for (const sig of scope.signatures.values()) {
+    sig.exactFailures = 0;
+    sig.sameResultRun = 0;
+  }
+}

@@ -1,0 +1,37 @@
+export type { ConfigCheck, ConfigIssue } from './config/check.js';
+export { checkConfig } from './config/check.js';
+export { DEFAULT_NUDGE_THRESHOLDS, defaultConfig } from './config/defaults.js';
+export {
+  CONFIG_FILE_NAMES,
+  findConfigFile,
+  parseConfigText,
+  readConfigFile,
+} from './config/file.js';
+export { fromReferenceConfig, REFERENCE_ROOT_KEY } from './config/reference-compat.js';
+export type { LoadedConfig } from './config/resolve.js';
+export { loadConfig } from './config/resolve.js';
+export type { ThresholdParse } from './config/thresholds.js';
+export { parseThresholds } from './config/thresholds.js';
+export { createEngine } from './engine.js';
+export { appendNotice, nudgeText } from './notice.js';
+export { builtinKind } from './policies.js';
+export { argsHash, canonicalJson, normalizeArgs, signatureOf } from './signature.js';
+export type {
+  Action,
+  AfterCallInput,
+  AllowDecision,
+  Axis,
+  AxisThresholds,
+  CallInput,
+  Decision,
+  Engine,
+  EngineOptions,
+  Finding,
+  FindingAction,
+  LoopguardConfig,
+  NoticeDecision,
+  ResolvedConfig,
+  StopDecision,
+  ToolKind,
+  ToolPolicy,
+} from './types.js';

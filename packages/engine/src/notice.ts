@@ -1,0 +1,73 @@
+import type { Axis, Decision, Finding } from './types.js';
+
+const NUDGES = [
+  (tool: string, n: number) =>
+    `[loopguard] Reminder: this is the ${n}th call in a row to ${tool} with identical arguments. ` +
+    'Re-read the result above before calling it again: if it already answers the question, move on; ' +
+    'if the repeat is intentional, carry on.',
+  (tool: string, n: number) =>
+    `[loopguard] You have now called ${tool} with exactly the same arguments ${n} times in a row and ` +
+    'received the same kind of result. Repeating it is unlikely to produce anything new. Change your ' +
+    'approach (different arguments, a different tool) or conclude from what you already have.',
+  (tool: string, n: number) =>
+    `[loopguard] STOP REPEATING: ${n} identical ${tool} calls in a row. This looks like a loop. Do not ` +
+    'call this tool with these arguments again. Summarise what the results told you and take a different ' +
+    'step, or finish the task and explain what is blocking you.',
+];
+
+/** The advisory text of a streak nudge at `level` (1-based; levels past 3 keep the sternest tone). */
+export function nudgeText(tool: string, streak: number, level: number): string {
+  const index = Math.min(level, NUDGES.length) - 1;
+  const make = NUDGES[Math.max(index, 0)] ?? NUDGES[0]!;
+  return make(tool, streak);
+}
+
+const AXIS_TEXT: Record<Axis, (tool: string, count: number) => string> = {
+  streak: (tool, n) => `${n} identical ${tool} calls in a row`,
+  repetition: (tool, n) => `${tool} has been called with these exact arguments ${n} times`,
+  exact_failure: (tool, n) => `${tool} with these exact arguments has failed ${n} times in a row`,
+  same_tool_failure: (tool, n) => `${tool} has failed ${n} times (any arguments)`,
+  no_progress: (tool, n) => `${tool} returned the same result ${n} times: no progress`,
+  cycle: (_tool, n) => `the last calls repeat the same sequence (${n} laps), with the same results`,
+  poll: (tool, n) => `${tool} was polled ${n} times without its result changing`,
+};
+
+/** The text of a warn, block or halt finding. */
+export function findingText(
+  axis: Axis,
+  action: Finding['action'],
+  tool: string,
+  count: number,
+): string {
+  const what = AXIS_TEXT[axis](tool, count);
+  switch (action) {
+    case 'warn':
+      return `[loopguard] Warning: ${what}. Change approach instead of repeating the same call.`;
+    case 'block':
+      return `[loopguard] Blocked: ${what}. This call was not executed. Use a different approach or report what is blocking you.`;
+    case 'halt':
+      return `[loopguard] Halted: ${what}. The run is being stopped; no further tool calls will run in this turn.`;
+    default:
+      return `[loopguard] ${what}.`;
+  }
+}
+
+/**
+ * The tool result with the decision's notice appended, never altering the original content:
+ * strings get the text after a blank line, MCP-style `{ content: [...] }` results get an extra
+ * text item, arrays an extra element, other values become their JSON text followed by the notice.
+ */
+export function appendNotice<T>(result: T, decision: Decision): T | string {
+  if (decision.action === 'allow') return result;
+  const notice = decision.message;
+  if (typeof result === 'string') return result.length > 0 ? `${result}\n\n${notice}` : notice;
+  if (result === undefined || result === null) return notice;
+  if (Array.isArray(result)) return [...result, notice] as T;
+  if (typeof result === 'object') {
+    const content = (result as { content?: unknown }).content;
+    if (Array.isArray(content)) {
+      return { ...result, content: [...content, { type: 'text', text: notice }] } as T;
+    }
+  }
+  return `${JSON.stringify(result)}\n\n${notice}`;
+}

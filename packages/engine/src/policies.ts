@@ -1,0 +1,80 @@
+import type { ToolKind, ToolPolicy } from './types.js';
+
+const IDEMPOTENT = new Set([
+  'read_file',
+  'read',
+  'view',
+  'cat',
+  'grep',
+  'search',
+  'glob',
+  'find',
+  'ls',
+  'list_dir',
+  'list_directory',
+  'list_files',
+  'web_search',
+  'web_fetch',
+  'fetch',
+  'http_get',
+  'search_files',
+  'codebase_search',
+  'get_file',
+  'lookup',
+  'query',
+]);
+
+const MUTATING = new Set([
+  'write_file',
+  'write',
+  'edit',
+  'edit_file',
+  'str_replace',
+  'apply_patch',
+  'create_file',
+  'delete_file',
+  'move_file',
+  'terminal',
+  'bash',
+  'shell',
+  'run_command',
+  'execute_command',
+  'exec',
+  'python',
+  'browser_navigate',
+  'browser_click',
+  'browser_type',
+  'http_post',
+  'send_email',
+  'todo_write',
+]);
+
+const POLLER_SUFFIXES = ['_status', '_poll', '_wait', '_logs', '_tail', '_progress'];
+const POLLER_PREFIXES = ['poll_', 'check_status', 'get_status', 'wait_for_', 'tail_'];
+const IDEMPOTENT_PREFIXES = ['read_', 'get_', 'list_', 'search_', 'find_', 'fetch_'];
+
+/** The built-in kind for a tool name, from common agent tool names; `undefined` if unknown. */
+export function builtinKind(tool: string): ToolKind | undefined {
+  const name = tool.toLowerCase();
+  if (
+    POLLER_SUFFIXES.some((s) => name.endsWith(s)) ||
+    POLLER_PREFIXES.some((p) => name.startsWith(p))
+  ) {
+    return 'poller';
+  }
+  if (IDEMPOTENT.has(name)) return 'idempotent';
+  if (MUTATING.has(name)) return 'mutating';
+  if (IDEMPOTENT_PREFIXES.some((p) => name.startsWith(p))) return 'idempotent';
+  return undefined;
+}
+
+/** The policy in force for a tool: the configured one over the built-in kind. */
+export function policyFor(tools: Record<string, ToolPolicy>, tool: string): ToolPolicy {
+  const configured = tools[tool];
+  if (configured?.kind !== undefined) return configured;
+  const kind = builtinKind(tool);
+  if (configured === undefined) return kind === undefined ? EMPTY : { kind };
+  return kind === undefined ? configured : { ...configured, kind };
+}
+
+const EMPTY: ToolPolicy = Object.freeze({});

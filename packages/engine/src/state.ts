@@ -1,0 +1,92 @@
+import type { AxisThresholds, Finding, ToolKind } from './types.js';
+
+/** What the engine remembers about one signature within a scope. */
+export interface SignatureState {
+  /** Attempts, blocked ones and failures included. */
+  calls: number;
+  /** Successful calls (repetition axis). */
+  successes: number;
+  /** Failures since this signature last succeeded. */
+  exactFailures: number;
+  /** Hash of the previous result, for no-progress and poll. */
+  lastResult: string | undefined;
+  /** Successful calls in a row returning the same result (no-progress axis). */
+  sameResultRun: number;
+  /** Poller calls in a row whose result did not change (poll axis). */
+  pollRun: number;
+}
+
+/** What the engine remembers about one scope. */
+export interface ScopeState {
+  streakSignature: string | undefined;
+  streak: number;
+  /** The signature of a call that passed `beforeCall` and awaits its `afterCall`. */
+  pending: string | undefined;
+  pendingArgs: unknown;
+  pendingHash: string | undefined;
+  signatures: Map<string, SignatureState>;
+  toolFailures: Map<string, number>;
+  /** Recent (signature, result) tokens for cycle detection, oldest first. */
+  history: string[];
+  halt: Finding | undefined;
+}
+
+/** A tool policy with every threshold resolved. */
+export interface EffectivePolicy {
+  kind: ToolKind | undefined;
+  ignoreArgs: readonly string[];
+  failureTolerant: boolean;
+  nudge: boolean;
+  warnAfter: Required<AxisThresholds>;
+  hardStopAfter: Required<AxisThresholds>;
+}
+
+/** Everything an axis needs to judge one call. */
+export interface CallContext {
+  scope: ScopeState;
+  sig: SignatureState;
+  tool: string;
+  signature: string;
+  policy: EffectivePolicy;
+  warnings: boolean;
+  hardStop: boolean;
+}
+
+/** Most signatures remembered per scope; the oldest is forgotten first. */
+export const MAX_SIGNATURES_PER_SCOPE = 4096;
+
+/** A fresh scope. */
+export function newScope(): ScopeState {
+  return {
+    streakSignature: undefined,
+    streak: 0,
+    pending: undefined,
+    pendingArgs: undefined,
+    pendingHash: undefined,
+    signatures: new Map(),
+    toolFailures: new Map(),
+    history: [],
+    halt: undefined,
+  };
+}
+
+/** The state of `signature` in `scope`, created on first use. */
+export function signatureState(scope: ScopeState, signature: string): SignatureState {
+  let sig = scope.signatures.get(signature);
+  if (sig === undefined) {
+    sig = {
+      calls: 0,
+      successes: 0,
+      exactFailures: 0,
+      lastResult: undefined,
+      sameResultRun: 0,
+      pollRun: 0,
+    };
+    scope.signatures.set(signature, sig);
+    if (scope.signatures.size > MAX_SIGNATURES_PER_SCOPE) {
+      const oldest = scope.signatures.keys().next();
+      if (!oldest.done) scope.signatures.delete(oldest.value);
+    }
+  }
+  return sig;
+}
