@@ -1,0 +1,130 @@
+import { createEngine, type Engine, type EngineOptions } from '@loopguard/engine';
+import { diag, trace } from '@opentelemetry/api';
+import { resolveCapture } from './capture.js';
+import { GuardMetrics } from './metrics.js';
+import { type TraceState, traceToolCall } from './trace-tool-call.js';
+import type { Guard, GuardOptions, ResultAdapter, ToolCallInfo, WrapOptions } from './types.js';
+import { VERSION } from './version.js';
+
+function isEngine(value: Engine | EngineOptions | undefined): value is Engine {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Engine).beforeCall === 'function' &&
+    typeof (value as Engine).afterCall === 'function'
+  );
+}
+
+interface Flushable {
+  forceFlush?: () => Promise<void>;
+}
+
+async function flushQuietly(provider: unknown): Promise<void> {
+  const flush = (provider as Flushable | undefined)?.forceFlush;
+  if (typeof flush !== 'function') return;
+  try {
+    await flush.call(provider);
+  } catch (error) {
+    diag.warn('loopguard: forceFlush failed', error);
+  }
+}
+
+function argsOfDefault(args: readonly unknown[]): unknown {
+  return args.length <= 1 ? args[0] : args;
+}
+
+/**
+ * Creates a guard: spans, metrics and loop decisions for tool calls. Throws only for invalid
+ * options (an engine that cannot be created); tool calls never see loopguard's own errors.
+ */
+export function createGuard(options: GuardOptions = {}): Guard {
+  const engine = isEngine(options.engine) ? options.engine : createEngine(options.engine);
+  const tracerProvider = options.tracerProvider;
+  const meterProvider = options.meterProvider;
+  let reported = false;
+  const state: TraceState = {
+    engine,
+    tracer: (tracerProvider ?? trace.getTracerProvider()).getTracer('@loopguard/otel', VERSION),
+    metrics: new GuardMetrics(meterProvider),
+    capture: resolveCapture(options.capture),
+    onHalt: options.onHalt === 'return' ? 'return' : 'throw',
+    agentName: options.agentName,
+    active: true,
+    report(error) {
+      if (reported) return;
+      reported = true;
+      diag.warn(
+        'loopguard: internal error; the tool call ran unguarded (reported once per guard)',
+        error,
+      );
+    },
+  };
+  let flushing: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+  const forceFlush = (): Promise<void> => {
+    flushing ??= Promise.all([flushQuietly(tracerProvider), flushQuietly(meterProvider)]).then(
+      () => {
+        flushing = undefined;
+      },
+    );
+    return flushing;
+  };
+
+  return {
+    engine,
+    traceToolCall<T>(
+      info: ToolCallInfo,
+      run: () => T | Promise<T>,
+      adapter?: ResultAdapter<T>,
+    ): Promise<T> {
+      return traceToolCall(state, info, run, adapter);
+    },
+    wrap<A extends unknown[], R>(
+      tool: string,
+      fn: (...args: A) => R | Promise<R>,
+      wrapOptions: WrapOptions<A, R> = {},
+    ): (...args: A) => Promise<R> {
+      const { scope, argsOf, adapter } = wrapOptions;
+      return function guarded(this: unknown, ...args: A): Promise<R> {
+        let info: ToolCallInfo;
+        try {
+          info = {
+            tool,
+            args: argsOf ? argsOf(...args) : argsOfDefault(args),
+            scope: typeof scope === 'function' ? scope(...args) : scope,
+          };
+        } catch (error) {
+          state.report(error);
+          return Promise.resolve().then(() => fn.apply(this, args));
+        }
+        return traceToolCall(state, info, () => fn.apply(this, args), adapter);
+      };
+    },
+    forceFlush,
+    shutdown(): Promise<void> {
+      stopping ??= forceFlush().then(() => {
+        state.active = false;
+      });
+      return stopping;
+    },
+  };
+}
+
+let defaultGuard: Guard | undefined;
+
+/** The process-wide default guard (used by adapters and `register`), created on first use. */
+export function getGuard(): Guard {
+  if (defaultGuard) return defaultGuard;
+  try {
+    defaultGuard = createGuard();
+  } catch (error) {
+    diag.warn('loopguard: default guard could not read its configuration; using defaults', error);
+    defaultGuard = createGuard({ engine: { configFile: false } });
+  }
+  return defaultGuard;
+}
+
+/** Replaces the process-wide default guard returned by `getGuard`. */
+export function setGuard(guard: Guard): void {
+  defaultGuard = guard;
+}

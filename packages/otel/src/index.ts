@@ -1,0 +1,47 @@
+export type { GuardToolOptions } from './adapters/plain.js';
+export { guardTool } from './adapters/plain.js';
+export { defaultRedact } from './capture.js';
+export { defaultResultAdapter } from './default-adapter.js';
+export { LoopHaltError } from './errors.js';
+export { createGuard, getGuard, setGuard } from './guard.js';
+export { withScope } from './scope.js';
+export {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_AGENT_ID,
+  ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GEN_AI_TOOL_TYPE,
+  ATTR_LOOPGUARD_ACTION,
+  ATTR_LOOPGUARD_ARGS_HASH,
+  ATTR_LOOPGUARD_AXIS,
+  ATTR_LOOPGUARD_COUNT,
+  ATTR_LOOPGUARD_MESSAGE,
+  ATTR_LOOPGUARD_NUDGE_LEVEL,
+  ATTR_LOOPGUARD_OUTCOME,
+  ATTR_LOOPGUARD_SCOPE,
+  ATTR_LOOPGUARD_SIGNATURE,
+  ATTR_LOOPGUARD_STREAK,
+  ATTR_LOOPGUARD_THRESHOLD,
+  ERROR_TYPE_BLOCKED,
+  EVENT_LOOPGUARD_BLOCK,
+  EVENT_LOOPGUARD_HALT,
+  EVENT_LOOPGUARD_NUDGE,
+  EVENT_LOOPGUARD_WARN,
+  METRIC_GEN_AI_EXECUTE_TOOL_DURATION,
+  METRIC_LOOPGUARD_DECISIONS,
+  METRIC_LOOPGUARD_STREAK_LENGTH,
+  METRIC_LOOPGUARD_TOOL_CALLS,
+} from './semconv.js';
+export type {
+  CaptureOptions,
+  Guard,
+  GuardOptions,
+  ResultAdapter,
+  ToolCallInfo,
+  WrapOptions,
+} from './types.js';

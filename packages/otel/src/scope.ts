@@ -1,0 +1,51 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type Context, context, createContextKey, propagation, trace } from '@opentelemetry/api';
+import { ATTR_GEN_AI_CONVERSATION_ID } from './semconv.js';
+
+const SCOPE_KEY = createContextKey('loopguard.scope');
+const local = new AsyncLocalStorage<string>();
+
+/** Where a scope came from; `conversation` scopes are also recorded as `gen_ai.conversation.id`. */
+export type ScopeSource = 'explicit' | 'conversation' | 'trace' | 'process';
+
+/** A resolved scope key. */
+export interface ResolvedScope {
+  scope: string;
+  source: ScopeSource;
+}
+
+/**
+ * Runs `fn` with `scope` as the conversation: tool calls inside it (and in async work it starts)
+ * share one loopguard scope and record it as `gen_ai.conversation.id`. Works with or without an
+ * OpenTelemetry context manager: the scope is kept in an own AsyncLocalStorage, the OTel context
+ * and the `gen_ai.conversation.id` baggage entry.
+ */
+export function withScope<T>(scope: string, fn: () => T): T {
+  const active = context.active();
+  const baggage = propagation.getBaggage(active) ?? propagation.createBaggage();
+  const ctx = propagation
+    .setBaggage(active, baggage.setEntry(ATTR_GEN_AI_CONVERSATION_ID, { value: scope }))
+    .setValue(SCOPE_KEY, scope);
+  return local.run(scope, () => context.with(ctx, fn));
+}
+
+/**
+ * Scope resolution order: explicit scope; `gen_ai.conversation.id` from `withScope` (context or
+ * baggage); the trace id of the active span (the enclosing `invoke_agent` trace); `"process"`.
+ */
+export function resolveScope(explicit: string | undefined, ctx: Context): ResolvedScope {
+  if (explicit) return { scope: explicit, source: 'explicit' };
+  const fromContext = ctx.getValue(SCOPE_KEY);
+  if (typeof fromContext === 'string' && fromContext) {
+    return { scope: fromContext, source: 'conversation' };
+  }
+  const fromBaggage = propagation.getBaggage(ctx)?.getEntry(ATTR_GEN_AI_CONVERSATION_ID)?.value;
+  if (fromBaggage) return { scope: fromBaggage, source: 'conversation' };
+  const fromLocal = local.getStore();
+  if (fromLocal) return { scope: fromLocal, source: 'conversation' };
+  const spanContext = trace.getSpanContext(ctx);
+  if (spanContext && trace.isSpanContextValid(spanContext)) {
+    return { scope: spanContext.traceId, source: 'trace' };
+  }
+  return { scope: 'process', source: 'process' };
+}

@@ -1,0 +1,80 @@
+/**
+ * Attribute, event and metric names. The GenAI names are copied from the (still incubating)
+ * OpenTelemetry GenAI semantic conventions so nothing imports `incubating` at runtime; the
+ * `loopguard.*` names are the project's contract (docs/telemetry.md).
+ */
+
+/** `gen_ai.operation.name` */
+export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+/** `gen_ai.tool.name` */
+export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+/** `gen_ai.tool.call.id` */
+export const ATTR_GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
+/** `gen_ai.tool.type` */
+export const ATTR_GEN_AI_TOOL_TYPE = 'gen_ai.tool.type';
+/** `gen_ai.conversation.id` */
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
+/** `gen_ai.agent.name` */
+export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
+/** `gen_ai.agent.id` */
+export const ATTR_GEN_AI_AGENT_ID = 'gen_ai.agent.id';
+/** `gen_ai.tool.call.arguments` (opt-in) */
+export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
+/** `gen_ai.tool.call.result` (opt-in) */
+export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
+/** `error.type` (stable) */
+export const ATTR_ERROR_TYPE = 'error.type';
+
+/** Value of `gen_ai.operation.name` for a tool call. */
+export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
+/** Value of `gen_ai.operation.name` for an agent run. */
+export const GEN_AI_OPERATION_INVOKE_AGENT = 'invoke_agent';
+
+/** `loopguard.signature`: `<tool>:<first 16 hex digits of args_hash>` */
+export const ATTR_LOOPGUARD_SIGNATURE = 'loopguard.signature';
+/** `loopguard.args_hash`: full SHA-256 of the canonical arguments */
+export const ATTR_LOOPGUARD_ARGS_HASH = 'loopguard.args_hash';
+/** `loopguard.scope`: the engine's scope key */
+export const ATTR_LOOPGUARD_SCOPE = 'loopguard.scope';
+/** `loopguard.streak`: consecutive identical attempts, this one included */
+export const ATTR_LOOPGUARD_STREAK = 'loopguard.streak';
+/** `loopguard.count`: calls of this signature in the scope, this one included */
+export const ATTR_LOOPGUARD_COUNT = 'loopguard.count';
+/** `loopguard.action`: strongest action of the call */
+export const ATTR_LOOPGUARD_ACTION = 'loopguard.action';
+/** `loopguard.axis`: deciding axis when the action is not `allow` */
+export const ATTR_LOOPGUARD_AXIS = 'loopguard.axis';
+/** `loopguard.nudge.level`: 1 for the first nudge threshold */
+export const ATTR_LOOPGUARD_NUDGE_LEVEL = 'loopguard.nudge.level';
+/** `loopguard.outcome`: `ok`, `error` or `blocked` */
+export const ATTR_LOOPGUARD_OUTCOME = 'loopguard.outcome';
+/** `loopguard.threshold` (event attribute) */
+export const ATTR_LOOPGUARD_THRESHOLD = 'loopguard.threshold';
+/** `loopguard.message` (event attribute) */
+export const ATTR_LOOPGUARD_MESSAGE = 'loopguard.message';
+
+/** Span event names, one per finding action. */
+export const EVENT_LOOPGUARD_NUDGE = 'loopguard.nudge';
+/** `loopguard.warn` span event */
+export const EVENT_LOOPGUARD_WARN = 'loopguard.warn';
+/** `loopguard.block` span event */
+export const EVENT_LOOPGUARD_BLOCK = 'loopguard.block';
+/** `loopguard.halt` span event */
+export const EVENT_LOOPGUARD_HALT = 'loopguard.halt';
+
+/** `error.type` of a call loopguard blocked before it ran. */
+export const ERROR_TYPE_BLOCKED = 'loopguard.blocked';
+/** `error.type` of a call whose result reports an error (e.g. MCP `isError: true`). */
+export const ERROR_TYPE_TOOL_ERROR = 'tool_error';
+
+/** Counter `loopguard.tool.calls` {gen_ai.tool.name, loopguard.action, loopguard.outcome} */
+export const METRIC_LOOPGUARD_TOOL_CALLS = 'loopguard.tool.calls';
+/** Counter `loopguard.decisions` {gen_ai.tool.name, loopguard.axis, loopguard.action} */
+export const METRIC_LOOPGUARD_DECISIONS = 'loopguard.decisions';
+/** Histogram `loopguard.streak.length` {gen_ai.tool.name} */
+export const METRIC_LOOPGUARD_STREAK_LENGTH = 'loopguard.streak.length';
+/** Histogram `gen_ai.execute_tool.duration` in seconds {gen_ai.tool.name, error.type} */
+export const METRIC_GEN_AI_EXECUTE_TOOL_DURATION = 'gen_ai.execute_tool.duration';
+
+/** Environment variable that opts in to argument/result capture. */
+export const ENV_CAPTURE_MESSAGE_CONTENT = 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT';

@@ -1,0 +1,91 @@
+import type { Engine, EngineOptions, StopDecision } from '@loopguard/engine';
+import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+
+/** Opt-in capture of tool arguments and results as span attributes. */
+export interface CaptureOptions {
+  /** Default: `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === 'true'`. */
+  enabled: boolean;
+  /**
+   * Called for every object key (at any depth); returns the value to record. Default redacts
+   * keys matching /password|token|secret|authorization|api[_-]?key/i to `'[REDACTED]'`.
+   */
+  redact?: (key: string, value: unknown) => unknown;
+  /** Characters per attribute before truncation with `…`; default 4096. */
+  maxLength?: number;
+}
+
+/** Options of `createGuard`, all optional. */
+export interface GuardOptions {
+  /** An engine, or options for `createEngine`. */
+  engine?: Engine | EngineOptions;
+  /** Default: the global tracer provider. */
+  tracerProvider?: TracerProvider;
+  /** Default: the global meter provider (looked up at call time). */
+  meterProvider?: MeterProvider;
+  /** `true`/`false`, or capture options; default from the environment. */
+  capture?: boolean | CaptureOptions;
+  /** When a call makes the engine record a halt: throw `LoopHaltError` (default) or return a final result. */
+  onHalt?: 'throw' | 'return';
+  /** Recorded as `gen_ai.agent.name` on every span. */
+  agentName?: string;
+}
+
+/** One tool call as an adapter describes it. */
+export interface ToolCallInfo {
+  tool: string;
+  /** Arguments as an object or as the JSON string a model emitted. */
+  args?: unknown;
+  /** Explicit scope key; otherwise resolved from context (see `withScope`). */
+  scope?: string;
+  /** `gen_ai.tool.call.id` */
+  callId?: string;
+  /** `gen_ai.tool.type`, e.g. `function`, `extension`, `datastore`. */
+  toolType?: string;
+  /** `gen_ai.agent.name` for this call, overriding `GuardOptions.agentName`. */
+  agentName?: string;
+  /** `gen_ai.agent.id` */
+  agentId?: string;
+}
+
+/** How a framework carries results: adapters supply one; the default treats results as strings/JSON. */
+export interface ResultAdapter<T> {
+  /** A synthetic error result telling the model why the call did not run. */
+  blocked(decision: StopDecision): T;
+  /** Returns a new result with `notice` added; never mutates `result`. */
+  appendNotice(result: T, notice: string): T;
+  /** Whether a returned result reports a failure (e.g. MCP `isError: true`). */
+  isError?(result: T): boolean;
+  /** What the engine hashes for no-progress, cycle and poll detection. */
+  forHash?(result: T): unknown;
+}
+
+/** Options of `Guard.wrap`. */
+export interface WrapOptions<A extends unknown[], R> {
+  /** Scope key, fixed or computed from the call's arguments. */
+  scope?: string | ((...args: A) => string | undefined);
+  /** What the engine hashes as the arguments; default: the first argument, or all of them. */
+  argsOf?: (...args: A) => unknown;
+  adapter?: ResultAdapter<R>;
+}
+
+/** Spans, metrics and loop decisions for tool calls. */
+export interface Guard {
+  /** The one place a tool call becomes a span + engine decision. Never throws loopguard's own errors. */
+  traceToolCall<T>(
+    info: ToolCallInfo,
+    run: () => T | Promise<T>,
+    adapter?: ResultAdapter<T>,
+  ): Promise<T>;
+  /** Plain-function adapter: wraps fn so each call goes through traceToolCall. */
+  wrap<A extends unknown[], R>(
+    tool: string,
+    fn: (...args: A) => R | Promise<R>,
+    options?: WrapOptions<A, R>,
+  ): (...args: A) => Promise<R>;
+  /** The engine deciding for this guard. */
+  readonly engine: Engine;
+  /** Flushes the providers this guard was given (idempotent, never rejects). */
+  forceFlush(): Promise<void>;
+  /** Flushes and stops recording; later calls run unguarded (idempotent). */
+  shutdown(): Promise<void>;
+}
