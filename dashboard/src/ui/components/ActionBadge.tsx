@@ -1,0 +1,6 @@
+import type { LoopAction } from '../../store/types.js';
+
+/** A colored badge naming a loopguard action (or another status word). */
+export function ActionBadge({ action, label }: { action: LoopAction; label?: string }) {
+  return <span class={`badge badge-${action}`}>{label ?? action}</span>;
+}

@@ -1,0 +1,26 @@
+/** Shown when the range holds no tool calls: how to point an agent at this dashboard. */
+export function EmptyState({ filtered }: { filtered: boolean }) {
+  return (
+    <section class="empty-state" aria-label="No data">
+      <h2>
+        {filtered ? 'No tool calls match these filters' : 'No tool calls in this time range yet'}
+      </h2>
+      {filtered && <p>Widen the time range or clear the filters.</p>}
+      <p>
+        Send an agent's traces here: run it with loopguard's OpenTelemetry hook and this endpoint.
+      </p>
+      <pre>
+        <code>
+          {'OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 \\\n'}
+          {'  node --import @loopguard/otel/register app.mjs'}
+        </code>
+      </pre>
+      <p class="muted">
+        Any OTLP/HTTP exporter works (JSON or protobuf, <code>POST /v1/traces</code>). If the
+        dashboard runs with <code>LOOPGUARD_TOKEN</code>, also set{' '}
+        <code>OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer &lt;token&gt;"</code>. Tool calls
+        show up here within a few seconds.
+      </p>
+    </section>
+  );
+}

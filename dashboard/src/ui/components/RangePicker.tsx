@@ -1,0 +1,75 @@
+import { useSignal } from '@preact/signals';
+import { toLocalInput } from '../format.js';
+import { PRESETS, range, rangeBounds } from '../models/range.js';
+
+/** Preset windows (15m/1h/24h/7d) and a custom from/to range. */
+export function RangePicker() {
+  const editing = useSignal(false);
+  const from = useSignal('');
+  const to = useSignal('');
+  const current = range.value;
+
+  const openCustom = () => {
+    const bounds = rangeBounds(current);
+    from.value = toLocalInput(bounds.from);
+    to.value = toLocalInput(bounds.to);
+    editing.value = !editing.value;
+  };
+  const apply = (e: Event) => {
+    e.preventDefault();
+    const f = new Date(from.value).getTime();
+    const t = new Date(to.value).getTime();
+    if (Number.isFinite(f) && Number.isFinite(t) && f < t) {
+      range.value = { kind: 'custom', from: f, to: t };
+      editing.value = false;
+    }
+  };
+
+  return (
+    <div class="range-picker">
+      <fieldset class="segmented" aria-label="Time range">
+        {PRESETS.map((p) => (
+          <button
+            key={p}
+            type="button"
+            aria-pressed={current.kind === 'preset' && current.preset === p}
+            onClick={() => {
+              range.value = { kind: 'preset', preset: p };
+              editing.value = false;
+            }}
+          >
+            {p}
+          </button>
+        ))}
+        <button type="button" aria-pressed={current.kind === 'custom'} onClick={openCustom}>
+          custom
+        </button>
+      </fieldset>
+      {editing.value && (
+        <form class="custom-range" onSubmit={apply}>
+          <label>
+            from
+            <input
+              type="datetime-local"
+              value={from.value}
+              onInput={(e) => {
+                from.value = e.currentTarget.value;
+              }}
+            />
+          </label>
+          <label>
+            to
+            <input
+              type="datetime-local"
+              value={to.value}
+              onInput={(e) => {
+                to.value = e.currentTarget.value;
+              }}
+            />
+          </label>
+          <button type="submit">Apply</button>
+        </form>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+import type { SessionRow } from '../../store/types.js';
+import { fmtInt, fmtMs, fmtTime } from '../format.js';
+import { ActionBadge } from './ActionBadge.js';
+
+/** Title and totals of one session. */
+export function SessionHeader({ session }: { session: SessionRow }) {
+  return (
+    <header class="session-head">
+      <h1 class="page-title">
+        Session{' '}
+        <code class="scope-title" data-testid="session-scope">
+          {session.scope}
+        </code>
+      </h1>
+      <div class="session-meta">
+        <span class="badges">
+          {session.halted && <ActionBadge action="halt" label="halted" />}
+          {session.blocks > 0 && <ActionBadge action="block" label={`${session.blocks} blocked`} />}
+          {session.warns > 0 && <ActionBadge action="warn" label={`${session.warns} warns`} />}
+          {session.nudges > 0 && <ActionBadge action="nudge" label={`${session.nudges} nudges`} />}
+        </span>
+        <span>
+          service <strong>{session.service}</strong>
+        </span>
+        {session.conversationId && (
+          <span>
+            conversation <code>{session.conversationId}</code>
+          </span>
+        )}
+        <span>
+          <strong data-testid="session-calls">{fmtInt(session.calls)}</strong> calls
+        </span>
+        <span>
+          longest streak{' '}
+          <strong data-testid="session-streak">{fmtInt(session.longestStreak)}</strong>
+        </span>
+        <span>
+          {fmtTime(session.start)} · {fmtMs(session.end - session.start)}
+        </span>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,54 @@
+import { useSignal } from '@preact/signals';
+import type { TraceSpan } from '../../store/types.js';
+import { fmtMs } from '../format.js';
+import { apiUrl } from '../models/api.js';
+import { useResource } from '../models/use-resource.js';
+import { ErrorNotice } from './ErrorNotice.js';
+
+function TraceSpans({ traceId }: { traceId: string }) {
+  const trace = useResource<TraceSpan[]>(() => apiUrl(`traces/${encodeURIComponent(traceId)}`), {
+    live: false,
+    debounceMs: 0,
+  });
+  const s = trace.state.value;
+  if (s.status === 'error') return <ErrorNotice error={s.error} />;
+  if (!s.data) return <p class="muted small">Loading…</p>;
+  const t0 = Math.min(...s.data.map((x) => x.start));
+  return (
+    <ol class="trace-spans">
+      {s.data.map((span) => (
+        <li key={span.spanId} class={span.statusCode === 'Error' ? 'error' : undefined}>
+          <span>{span.name}</span>
+          <span class="muted small">
+            +{fmtMs(span.start - t0)} · {fmtMs(span.durationMs)} · {span.serviceName}
+            {span.statusCode === 'Error' && ` · ${span.statusMessage || 'error'}`}
+          </span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** The trace that holds a call, loaded on demand. */
+export function TraceView({ traceId }: { traceId: string }) {
+  const open = useSignal(false);
+  return (
+    <section class="trace">
+      <h3>
+        Trace <code class="small">{traceId}</code>
+      </h3>
+      {open.value ? (
+        <TraceSpans traceId={traceId} />
+      ) : (
+        <button
+          type="button"
+          onClick={() => {
+            open.value = true;
+          }}
+        >
+          Show spans of this trace
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,58 @@
+const integer = new Intl.NumberFormat('en-US');
+
+/** 12345 -> "12,345". */
+export function fmtInt(n: number): string {
+  return integer.format(n);
+}
+
+/** 0.1234 -> "12.3%". */
+export function fmtPct(share: number): string {
+  return `${(share * 100).toFixed(share > 0 && share < 0.01 ? 2 : 1)}%`;
+}
+
+/** Seconds as "850 ms", "12.4 s", "3 m 20 s", "2 h 5 m". */
+export function fmtSeconds(s: number): string {
+  if (s < 1) return `${Math.round(s * 1000)} ms`;
+  if (s < 60) return `${s.toFixed(s < 10 ? 2 : 1)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} m ${Math.round(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} m`;
+}
+
+/** Milliseconds, same style as fmtSeconds. */
+export function fmtMs(ms: number): string {
+  return fmtSeconds(ms / 1000);
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** Epoch ms as local "2026-11-29 22:45:03". */
+export function fmtTime(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${fmtClock(ms)}`;
+}
+
+/** Epoch ms as local "22:45:03". */
+export function fmtClock(ms: number): string {
+  const d = new Date(ms);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** Epoch ms as local "22:45:03.120". */
+export function fmtClockMs(ms: number): string {
+  return `${fmtClock(ms)}.${pad(new Date(ms).getMilliseconds(), 3)}`;
+}
+
+/** Epoch ms as "5 s ago" / "3 m ago" relative to now. */
+export function fmtAgo(ms: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} m ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}
+
+/** Epoch ms to the value of an <input type="datetime-local">. */
+export function toLocalInput(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}

@@ -1,0 +1,88 @@
+import { effect, type ReadonlySignal, signal } from '@preact/signals';
+import { ApiError, getJson, token } from './api.js';
+import { lastUpdated, tick } from './live.js';
+
+/** What a resource holds: data survives refetches so live refresh never blanks the page. */
+export type ResourceState<T> =
+  | { status: 'loading'; data?: T }
+  | { status: 'ok'; data: T }
+  | { status: 'error'; error: ApiError; data?: T };
+
+/** A JSON endpoint bound to signals: refetches when its URL changes, and on every live tick. */
+export interface Resource<T> {
+  readonly state: ReadonlySignal<ResourceState<T>>;
+  /** Stops fetching and aborts the request in flight. */
+  dispose(): void;
+}
+
+/** Options of a resource. */
+export interface ResourceOptions {
+  /** Wait this long after the URL changes before fetching (typing in a filter). */
+  debounceMs?: number;
+  /** Refetch on live ticks (default true). */
+  live?: boolean;
+}
+
+/**
+ * Creates a resource. `url()` reads signals and returns the URL to GET, or null for nothing.
+ * A new URL aborts the request in flight (AbortController) and is debounced; a live tick
+ * refetches the same URL at once and keeps the old data until the answer arrives.
+ */
+export function createResource<T>(
+  url: () => string | null,
+  options: ResourceOptions = {},
+): Resource<T> {
+  const debounceMs = options.debounceMs ?? 200;
+  const state = signal<ResourceState<T>>({ status: 'loading' });
+  let controller: AbortController | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastUrl: string | null = null;
+
+  const run = (target: string) => {
+    controller?.abort();
+    const ctl = new AbortController();
+    controller = ctl;
+    getJson<T>(target, ctl.signal).then(
+      (data) => {
+        if (ctl.signal.aborted) return;
+        state.value = { status: 'ok', data };
+        lastUpdated.value = Date.now();
+      },
+      (err: unknown) => {
+        if (ctl.signal.aborted) return;
+        const error = err instanceof ApiError ? err : new ApiError(0, String(err));
+        state.value = { status: 'error', error, data: state.peek().data };
+      },
+    );
+  };
+
+  const stop = effect(() => {
+    const target = url();
+    token.value;
+    if (options.live !== false) tick.value;
+    clearTimeout(timer);
+    if (target === null) {
+      controller?.abort();
+      lastUrl = null;
+      return;
+    }
+    if (target !== lastUrl) {
+      lastUrl = target;
+      controller?.abort();
+      const previous = state.peek();
+      state.value = { status: 'loading', data: previous.data };
+      timer = setTimeout(() => run(target), debounceMs);
+    } else {
+      run(target);
+    }
+  });
+
+  return {
+    state,
+    dispose() {
+      stop();
+      clearTimeout(timer);
+      controller?.abort();
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type { Hotspot, Page } from '../../store/types.js';
+import { type Column, DataTable } from '../components/DataTable.js';
+import { EmptyState } from '../components/EmptyState.js';
+import { ErrorNotice } from '../components/ErrorNotice.js';
+import { Pager } from '../components/Pager.js';
+import { fmtAgo, fmtInt, fmtSeconds, fmtTime } from '../format.js';
+import { apiUrl } from '../models/api.js';
+import { hasFilters } from '../models/filters.js';
+import { hrefOf, navigate } from '../models/route.js';
+import { createTableState, PAGE_SIZE } from '../models/table.js';
+import { useResource } from '../models/use-resource.js';
+
+type Key = keyof Hotspot;
+
+const table = createTableState<Key>('calls');
+
+const count = (key: 'nudges' | 'warns' | 'blocks' | 'halts') => (h: Hotspot) =>
+  h[key] > 0 ? <span class={`count tone-${key.slice(0, -1)}`}>{fmtInt(h[key])}</span> : '0';
+
+const COLUMNS: Column<Hotspot, Key>[] = [
+  { key: 'tool', label: 'Tool', render: (h) => h.tool },
+  {
+    key: 'signature',
+    label: 'Signature',
+    render: (h) => (
+      <a href={hrefOf({ page: 'sessions', signature: h.signature })} title={h.sampleArgs}>
+        <code>{h.signature}</code>
+      </a>
+    ),
+  },
+  { key: 'service', label: 'Service', render: (h) => h.service },
+  { key: 'calls', label: 'Calls', numeric: true, render: (h) => fmtInt(h.calls) },
+  {
+    key: 'longestStreak',
+    label: 'Longest streak',
+    numeric: true,
+    render: (h) => fmtInt(h.longestStreak),
+  },
+  { key: 'nudges', label: 'Nudges', numeric: true, render: count('nudges') },
+  { key: 'warns', label: 'Warns', numeric: true, render: count('warns') },
+  { key: 'blocks', label: 'Blocks', numeric: true, render: count('blocks') },
+  { key: 'halts', label: 'Halts', numeric: true, render: count('halts') },
+  { key: 'sessions', label: 'Sessions', numeric: true, render: (h) => fmtInt(h.sessions) },
+  {
+    key: 'repeatSeconds',
+    label: 'Repeat time',
+    numeric: true,
+    title: 'Time spent in calls that repeated an earlier identical call',
+    render: (h) => fmtSeconds(h.repeatSeconds),
+  },
+  { key: 'firstSeen', label: 'First seen', render: (h) => fmtTime(h.firstSeen) },
+  {
+    key: 'lastSeen',
+    label: 'Last seen',
+    render: (h) => <span title={fmtTime(h.lastSeen)}>{fmtAgo(h.lastSeen)}</span>,
+  },
+];
+
+/** Repeated call signatures, aggregated; a row opens the sessions that made those calls. */
+export function Hotspots() {
+  const page = useResource<Page<Hotspot>>(() => apiUrl('hotspots', table.params()));
+  const s = page.state.value;
+  return (
+    <div class="page">
+      <h1 class="page-title">Hotspots</h1>
+      <p class="muted lead">
+        Tool calls repeated with identical arguments. Click a row to see the sessions that made it.
+      </p>
+      {s.status === 'error' && <ErrorNotice error={s.error} />}
+      {s.data && s.data.total === 0 && <EmptyState filtered={hasFilters()} />}
+      {s.data && s.data.total > 0 && (
+        <>
+          <DataTable
+            label="Hotspots"
+            columns={COLUMNS}
+            rows={s.data.rows}
+            rowKey={(h) => `${h.service}|${h.signature}`}
+            table={table}
+            busy={s.status === 'loading'}
+            onRowClick={(h) => navigate({ page: 'sessions', signature: h.signature })}
+          />
+          <Pager offset={table.offset} limit={PAGE_SIZE} total={s.data.total} noun="signatures" />
+        </>
+      )}
+    </div>
+  );
+}

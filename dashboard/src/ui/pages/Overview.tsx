@@ -1,0 +1,61 @@
+import type { Hotspot, Page, Series, Summary } from '../../store/types.js';
+import { DecisionsChart } from '../components/DecisionsChart.js';
+import { EmptyState } from '../components/EmptyState.js';
+import { ErrorNotice } from '../components/ErrorNotice.js';
+import { SummaryCards } from '../components/SummaryCards.js';
+import { fmtInt } from '../format.js';
+import { apiUrl } from '../models/api.js';
+import { filterParams, hasFilters } from '../models/filters.js';
+import { hrefOf } from '../models/route.js';
+import { useResource } from '../models/use-resource.js';
+
+/** Totals, the decisions chart and the top hotspots of the range. */
+export function Overview() {
+  const summary = useResource<Summary>(() => apiUrl('summary', filterParams()));
+  const series = useResource<Series>(() => apiUrl('series', filterParams()));
+  const top = useResource<Page<Hotspot>>(() =>
+    apiUrl('hotspots', { ...filterParams(), sort: 'calls', order: 'desc', limit: 5 }),
+  );
+  const s = summary.state.value;
+
+  return (
+    <div class="page">
+      <h1 class="page-title">Overview</h1>
+      {s.status === 'error' && <ErrorNotice error={s.error} />}
+      {s.data === undefined && s.status === 'loading' && <p class="muted">Loading…</p>}
+      {s.data && s.data.calls === 0 && <EmptyState filtered={hasFilters()} />}
+      {s.data && s.data.calls > 0 && (
+        <>
+          <SummaryCards summary={s.data} />
+          {series.state.value.data && <DecisionsChart series={series.state.value.data} />}
+          <TopHotspots rows={top.state.value.data?.rows ?? []} />
+        </>
+      )}
+    </div>
+  );
+}
+
+function TopHotspots({ rows }: { rows: Hotspot[] }) {
+  if (rows.length === 0) return null;
+  return (
+    <section class="panel" aria-label="Top repeated calls">
+      <header class="panel-head">
+        <h2>Most repeated calls</h2>
+        <a href={hrefOf({ page: 'hotspots' })}>all hotspots →</a>
+      </header>
+      <ol class="top-list">
+        {rows.map((h) => (
+          <li key={`${h.service}|${h.signature}`}>
+            <a href={hrefOf({ page: 'sessions', signature: h.signature })}>
+              <code>{h.signature}</code>
+            </a>
+            <span class="muted">{h.service}</span>
+            <span class="num">{fmtInt(h.calls)} calls</span>
+            <span class="num">streak {fmtInt(h.longestStreak)}</span>
+            <span class="num">{fmtInt(h.sessions)} sessions</span>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

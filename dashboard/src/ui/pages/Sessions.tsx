@@ -1,0 +1,113 @@
+import { effect } from '@preact/signals';
+import type { Page, SessionRow } from '../../store/types.js';
+import { ActionBadge } from '../components/ActionBadge.js';
+import { type Column, DataTable } from '../components/DataTable.js';
+import { EmptyState } from '../components/EmptyState.js';
+import { ErrorNotice } from '../components/ErrorNotice.js';
+import { Pager } from '../components/Pager.js';
+import { fmtInt, fmtMs, fmtTime } from '../format.js';
+import { apiUrl } from '../models/api.js';
+import { hasFilters } from '../models/filters.js';
+import { hrefOf, navigate, route } from '../models/route.js';
+import { createTableState, PAGE_SIZE } from '../models/table.js';
+import { useResource } from '../models/use-resource.js';
+
+type Key = keyof SessionRow | 'duration';
+
+const table = createTableState<Key>('end');
+
+const signature = () => (route.value.page === 'sessions' ? route.value.signature : undefined);
+
+effect(() => {
+  signature();
+  table.offset.value = 0;
+});
+
+function Badges({ s }: { s: SessionRow }) {
+  return (
+    <span class="badges">
+      {s.halted && <ActionBadge action="halt" label="halted" />}
+      {s.blocks > 0 && <ActionBadge action="block" label="blocked" />}
+      {s.warns > 0 && <ActionBadge action="warn" label="warned" />}
+      {s.nudges > 0 && <ActionBadge action="nudge" label="nudged" />}
+      {s.worstAction === 'allow' && <ActionBadge action="allow" label="clean" />}
+    </span>
+  );
+}
+
+const COLUMNS: Column<SessionRow, Key>[] = [
+  {
+    key: 'scope',
+    label: 'Session (scope)',
+    render: (s) => (
+      <a href={hrefOf({ page: 'session', scope: s.scope })} class="scope-link">
+        {s.scope}
+      </a>
+    ),
+  },
+  { key: 'service', label: 'Service', render: (s) => s.service },
+  { key: 'worstAction', label: 'Status', render: (s) => <Badges s={s} /> },
+  { key: 'calls', label: 'Calls', numeric: true, render: (s) => fmtInt(s.calls) },
+  {
+    key: 'longestStreak',
+    label: 'Longest streak',
+    numeric: true,
+    render: (s) => fmtInt(s.longestStreak),
+  },
+  { key: 'nudges', label: 'Nudges', numeric: true, render: (s) => fmtInt(s.nudges) },
+  { key: 'warns', label: 'Warns', numeric: true, render: (s) => fmtInt(s.warns) },
+  { key: 'blocks', label: 'Blocks', numeric: true, render: (s) => fmtInt(s.blocks) },
+  { key: 'start', label: 'Started', render: (s) => fmtTime(s.start) },
+  {
+    key: 'duration',
+    label: 'Duration',
+    numeric: true,
+    sortable: false,
+    render: (s) => fmtMs(s.end - s.start),
+  },
+  { key: 'end', label: 'Last call', render: (s) => fmtTime(s.end) },
+];
+
+/** Agent runs (scopes) with their loop badges; optionally only those that made one signature. */
+export function Sessions() {
+  const page = useResource<Page<SessionRow>>(() =>
+    apiUrl('sessions', table.params({ signature: signature() })),
+  );
+  const s = page.state.value;
+  const sig = signature();
+  return (
+    <div class="page">
+      <h1 class="page-title">Sessions</h1>
+      {sig && (
+        <p class="chip-row">
+          <span class="chip">
+            signature <code>{sig}</code>
+            <a
+              href={hrefOf({ page: 'sessions' })}
+              class="chip-x"
+              aria-label="Remove signature filter"
+            >
+              ×
+            </a>
+          </span>
+        </p>
+      )}
+      {s.status === 'error' && <ErrorNotice error={s.error} />}
+      {s.data && s.data.total === 0 && <EmptyState filtered={hasFilters() || Boolean(sig)} />}
+      {s.data && s.data.total > 0 && (
+        <>
+          <DataTable
+            label="Sessions"
+            columns={COLUMNS}
+            rows={s.data.rows}
+            rowKey={(r) => `${r.service}|${r.scope}`}
+            table={table}
+            busy={s.status === 'loading'}
+            onRowClick={(r) => navigate({ page: 'session', scope: r.scope })}
+          />
+          <Pager offset={table.offset} limit={PAGE_SIZE} total={s.data.total} noun="sessions" />
+        </>
+      )}
+    </div>
+  );
+}
