@@ -28,7 +28,12 @@ export interface SpanRecord {
   attributes: Record<string, string>;
   resourceAttributes: Record<string, string>;
   events: { timeUnixNano: bigint; name: string; attributes: Record<string, string> }[];
-  links: { traceId: string; spanId: string; traceState: string; attributes: Record<string, string> }[];
+  links: {
+    traceId: string;
+    spanId: string;
+    traceState: string;
+    attributes: Record<string, string>;
+  }[];
 }
 
 /** Time range and filters shared by every query. `from`/`to` are epoch ms, `to` exclusive. */

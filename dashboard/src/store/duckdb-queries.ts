@@ -1,0 +1,316 @@
+import {
+  callWhere,
+  EVENTS_JSON_SQL,
+  jsonEvents,
+  jsonRecord,
+  num,
+  type Params,
+} from './duckdb-sql.js';
+import { HOTSPOT_SORTS, normalizePage, SESSION_SORTS } from './paging.js';
+import { ACTIONS } from './span-fields.js';
+import type {
+  Hotspot,
+  LoopAction,
+  Page,
+  PageRequest,
+  QueryFilter,
+  Series,
+  SeriesPoint,
+  SessionDetail,
+  SessionRow,
+  Summary,
+  TimelineCall,
+  TraceSpan,
+} from './types.js';
+
+/** Runs a read statement and returns its rows as objects. */
+export type Reader = (sql: string, params?: Params) => Promise<Record<string, unknown>[]>;
+
+const COUNT_ACTIONS = `count(*) FILTER ("LoopAction" = 'nudge') AS nudges,
+  count(*) FILTER ("LoopAction" = 'warn') AS warns,
+  count(*) FILTER ("LoopAction" = 'block') AS blocks,
+  count(*) FILTER ("LoopAction" = 'halt') AS halts`;
+
+/** Totals of a range. */
+export async function querySummary(read: Reader, filter: QueryFilter): Promise<Summary> {
+  const params: Params = {};
+  const where = callWhere(filter, params, {
+    calls: false,
+    skip: ['action', 'signature', 'search', 'tool'],
+  });
+  const callParams: Params = {};
+  const callFilter = callWhere(filter, callParams);
+  const [spans] = await read(`SELECT count(*) AS spans FROM otel_traces ${where}`, params);
+  const [row] = await read(
+    `SELECT count(*) AS calls, ${COUNT_ACTIONS}, count(*) FILTER ("ActionRank" > 0) AS loops,
+      count(DISTINCT nullif("LoopScope", '')) AS sessions FROM otel_traces ${callFilter}`,
+    callParams,
+  );
+  const calls = num(row?.calls);
+  return {
+    spans: num(spans?.spans),
+    calls,
+    nudges: num(row?.nudges),
+    warns: num(row?.warns),
+    blocks: num(row?.blocks),
+    halts: num(row?.halts),
+    sessions: num(row?.sessions),
+    loopShare: calls === 0 ? 0 : num(row?.loops) / calls,
+  };
+}
+
+/** Repeated signatures, aggregated over typed columns. */
+export async function queryHotspots(
+  read: Reader,
+  filter: QueryFilter,
+  page?: PageRequest,
+): Promise<Page<Hotspot>> {
+  const params: Params = {};
+  const where = callWhere(filter, params);
+  const p = normalizePage(page, HOTSPOT_SORTS, 'calls');
+  const rows = await read(
+    `SELECT "ServiceName" AS service, "ToolName" AS tool, "Signature" AS signature, count(*) AS calls,
+      max("Streak") AS "longestStreak", ${COUNT_ACTIONS},
+      count(DISTINCT nullif("LoopScope", '')) AS sessions,
+      coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0) / 1e9 AS "repeatSeconds",
+      min("StartMs") AS "firstSeen", max("StartMs") AS "lastSeen",
+      any_value("ToolArgs") FILTER ("ToolArgs" <> '') AS "sampleArgs",
+      count(*) OVER () AS total
+    FROM otel_traces ${where} ${where ? 'AND' : 'WHERE'} "Signature" <> ''
+    GROUP BY 1, 2, 3
+    ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service
+    LIMIT ${p.limit} OFFSET ${p.offset}`,
+    params,
+  );
+  const total = rows.length ? num(rows[0]?.total) : await countGroups(read, where, params);
+  return {
+    total,
+    rows: rows.map((r) => {
+      const h: Hotspot = {
+        service: String(r.service),
+        tool: String(r.tool),
+        signature: String(r.signature),
+        calls: num(r.calls),
+        longestStreak: num(r.longestStreak),
+        nudges: num(r.nudges),
+        warns: num(r.warns),
+        blocks: num(r.blocks),
+        halts: num(r.halts),
+        sessions: num(r.sessions),
+        repeatSeconds: num(r.repeatSeconds),
+        firstSeen: num(r.firstSeen),
+        lastSeen: num(r.lastSeen),
+      };
+      if (typeof r.sampleArgs === 'string') h.sampleArgs = r.sampleArgs;
+      return h;
+    }),
+  };
+}
+
+async function countGroups(read: Reader, where: string, params: Params): Promise<number> {
+  const [row] = await read(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM otel_traces ${where} ${where ? 'AND' : 'WHERE'} "Signature" <> '' GROUP BY "ServiceName", "ToolName", "Signature")`,
+    params,
+  );
+  return num(row?.n);
+}
+
+const SESSION_COLUMNS = `"LoopScope" AS scope, min("ServiceName") AS service,
+  max("ConversationId") AS "conversationId", count(*) AS calls, max("Streak") AS "longestStreak",
+  max("ActionRank") AS "worstRank", max("ActionRank") >= 3 AS halted, ${COUNT_ACTIONS},
+  min("StartMs") AS start, max("StartMs" + "Duration" // 1000000) AS "end"`;
+
+function sessionRow(r: Record<string, unknown>): SessionRow {
+  const row: SessionRow = {
+    scope: String(r.scope),
+    service: String(r.service),
+    calls: num(r.calls),
+    longestStreak: num(r.longestStreak),
+    worstAction: ACTIONS[num(r.worstRank)] ?? 'allow',
+    halted: r.halted === true,
+    nudges: num(r.nudges),
+    warns: num(r.warns),
+    blocks: num(r.blocks),
+    start: num(r.start),
+    end: num(r.end),
+  };
+  if (typeof r.conversationId === 'string' && r.conversationId !== '') {
+    row.conversationId = r.conversationId;
+  }
+  return row;
+}
+
+/**
+ * Sessions (scopes). Time, service and tool narrow the calls aggregated; action, signature and
+ * search select the sessions that contain a matching call.
+ */
+export async function querySessions(
+  read: Reader,
+  filter: QueryFilter,
+  page?: PageRequest,
+): Promise<Page<SessionRow>> {
+  const params: Params = {};
+  const where = callWhere(filter, params, { skip: ['action', 'signature', 'search'] });
+  const having: string[] = [];
+  if (filter.action) {
+    having.push(`count(*) FILTER ("LoopAction" = $action) > 0`);
+    params.action = filter.action;
+  }
+  if (filter.signature) {
+    having.push(`count(*) FILTER ("Signature" = $signature) > 0`);
+    params.signature = filter.signature;
+  }
+  if (filter.search) {
+    having.push(`count(*) FILTER (contains(lower("LoopScope"), $search) OR contains(lower("Signature"), $search)
+      OR contains(lower("ToolName"), $search)) > 0`);
+    params.search = filter.search.toLowerCase();
+  }
+  const p = normalizePage(page, SESSION_SORTS, 'end');
+  const sort = p.sort === 'worstAction' ? 'worstRank' : p.sort;
+  const rows = await read(
+    `SELECT ${SESSION_COLUMNS}, count(*) OVER () AS total
+    FROM otel_traces ${where} ${where ? 'AND' : 'WHERE'} "LoopScope" <> ''
+    GROUP BY "LoopScope" ${having.length ? `HAVING ${having.join(' AND ')}` : ''}
+    ORDER BY "${sort}" ${p.order}, scope LIMIT ${p.limit} OFFSET ${p.offset}`,
+    params,
+  );
+  let total = rows.length ? num(rows[0]?.total) : 0;
+  if (!rows.length && p.offset > 0) {
+    const [c] = await read(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM otel_traces ${where} ${where ? 'AND' : 'WHERE'} "LoopScope" <> ''
+      GROUP BY "LoopScope" ${having.length ? `HAVING ${having.join(' AND ')}` : ''})`,
+      params,
+    );
+    total = num(c?.n);
+  }
+  return { total, rows: rows.map(sessionRow) };
+}
+
+/** Max calls returned on one session timeline. */
+export const TIMELINE_MAX = 5000;
+
+/** One session with its calls in time order; undefined when the scope has no calls. */
+export async function querySession(
+  read: Reader,
+  scope: string,
+  filter: Partial<QueryFilter> = {},
+): Promise<SessionDetail | undefined> {
+  const params: Params = { scope };
+  const where = callWhere({ from: filter.from, to: filter.to, service: filter.service }, params);
+  const clause = `${where} AND "LoopScope" = $scope`;
+  const [head] = await read(
+    `SELECT ${SESSION_COLUMNS} FROM otel_traces ${clause} GROUP BY "LoopScope"`,
+    params,
+  );
+  if (!head) return undefined;
+  const rows = await read(
+    `SELECT "TraceId", "SpanId", "StartMs", "Duration", "ToolName", "Signature", "LoopAction", "LoopAxis",
+      "Streak", "LoopCount", "NudgeLevel", "Outcome", to_json("SpanAttributes") AS attrs,
+      ${EVENTS_JSON_SQL} AS events
+    FROM otel_traces ${clause} ORDER BY "Timestamp", "SpanId" LIMIT ${TIMELINE_MAX}`,
+    params,
+  );
+  const calls = rows.map((r): TimelineCall => {
+    const outcome = String(r.Outcome);
+    const call: TimelineCall = {
+      traceId: String(r.TraceId),
+      spanId: String(r.SpanId),
+      time: num(r.StartMs),
+      durationMs: num(r.Duration) / 1e6,
+      tool: String(r.ToolName),
+      signature: String(r.Signature),
+      action: (String(r.LoopAction) || 'allow') as LoopAction,
+      streak: num(r.Streak),
+      count: num(r.LoopCount),
+      outcome: outcome === 'error' || outcome === 'blocked' ? outcome : 'ok',
+      events: jsonEvents(r.events),
+      attributes: jsonRecord(r.attrs),
+    };
+    if (r.LoopAxis) call.axis = String(r.LoopAxis);
+    if (num(r.NudgeLevel) > 0) call.level = num(r.NudgeLevel);
+    return call;
+  });
+  return { session: sessionRow(head), calls };
+}
+
+/** Max points of a zero-filled series. */
+export const SERIES_MAX_POINTS = 10_000;
+
+/** Calls per action per time bucket, zero-filled over the range. */
+export async function querySeries(
+  read: Reader,
+  filter: QueryFilter,
+  bucketMs: number,
+): Promise<Series> {
+  const bucket = Math.max(1, Math.trunc(bucketMs));
+  const params: Params = { bucket: BigInt(bucket) };
+  const where = callWhere(filter, params);
+  const rows = await read(
+    `SELECT ("StartMs" // $bucket) * $bucket AS t, "LoopAction" AS action, count(*) AS n
+    FROM otel_traces ${where} GROUP BY 1, 2 ORDER BY 1`,
+    params,
+  );
+  const points = new Map<number, SeriesPoint>();
+  const point = (t: number): SeriesPoint => {
+    let p = points.get(t);
+    if (!p) {
+      p = { t, allow: 0, nudge: 0, warn: 0, block: 0, halt: 0 };
+      points.set(t, p);
+    }
+    return p;
+  };
+  const first = Math.floor(filter.from / bucket) * bucket;
+  if ((filter.to - first) / bucket <= SERIES_MAX_POINTS) {
+    for (let t = first; t < filter.to; t += bucket) point(t);
+  }
+  for (const r of rows) {
+    const action = String(r.action) as LoopAction;
+    const p = point(num(r.t));
+    if (action in p) p[action] += num(r.n);
+  }
+  return { bucketMs: bucket, points: [...points.values()].sort((a, b) => a.t - b.t) };
+}
+
+/** Every span of a trace, by start time. */
+export async function queryTrace(read: Reader, traceId: string): Promise<TraceSpan[]> {
+  const rows = await read(
+    `SELECT "TraceId", "SpanId", "ParentSpanId", "SpanName", "SpanKind", "ServiceName", "StartMs",
+      "Duration", "StatusCode", "StatusMessage", to_json("SpanAttributes") AS attrs, ${EVENTS_JSON_SQL} AS events
+    FROM otel_traces WHERE "TraceId" = $trace ORDER BY "Timestamp", "SpanId"`,
+    { trace: traceId.toLowerCase() },
+  );
+  return rows.map((r) => ({
+    traceId: String(r.TraceId),
+    spanId: String(r.SpanId),
+    parentSpanId: String(r.ParentSpanId),
+    name: String(r.SpanName),
+    kind: String(r.SpanKind),
+    serviceName: String(r.ServiceName),
+    start: num(r.StartMs),
+    durationMs: num(r.Duration) / 1e6,
+    statusCode: String(r.StatusCode),
+    statusMessage: String(r.StatusMessage),
+    attributes: jsonRecord(r.attrs),
+    events: jsonEvents(r.events),
+  }));
+}
+
+/** Distinct services (any span) and tools (calls) of a range. */
+export async function queryFacets(
+  read: Reader,
+  filter: QueryFilter,
+): Promise<{ services: string[]; tools: string[] }> {
+  const p1: Params = {};
+  const w1 = callWhere({ from: filter.from, to: filter.to }, p1, { calls: false });
+  const p2: Params = {};
+  const w2 = callWhere({ from: filter.from, to: filter.to, service: filter.service }, p2);
+  const services = await read(
+    `SELECT DISTINCT "ServiceName" AS v FROM otel_traces ${w1} ORDER BY 1`,
+    p1,
+  );
+  const tools = await read(
+    `SELECT DISTINCT "ToolName" AS v FROM otel_traces ${w2} ${w2 ? 'AND' : 'WHERE'} "ToolName" <> '' ORDER BY 1`,
+    p2,
+  );
+  return { services: services.map((r) => String(r.v)), tools: tools.map((r) => String(r.v)) };
+}

@@ -1,0 +1,102 @@
+/** DDL of the DuckDB store: otel_traces as the Collector ClickHouse exporter lays it out, plus typed columns. */
+export const SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS otel_traces (
+  "Timestamp" TIMESTAMP_NS NOT NULL,
+  "TraceId" VARCHAR NOT NULL,
+  "SpanId" VARCHAR NOT NULL,
+  "ParentSpanId" VARCHAR NOT NULL,
+  "TraceState" VARCHAR NOT NULL,
+  "SpanName" VARCHAR NOT NULL,
+  "SpanKind" VARCHAR NOT NULL,
+  "ServiceName" VARCHAR NOT NULL,
+  "ResourceAttributes" MAP(VARCHAR, VARCHAR),
+  "ScopeName" VARCHAR NOT NULL,
+  "ScopeVersion" VARCHAR NOT NULL,
+  "SpanAttributes" MAP(VARCHAR, VARCHAR),
+  "Duration" BIGINT NOT NULL,
+  "StatusCode" VARCHAR NOT NULL,
+  "StatusMessage" VARCHAR NOT NULL,
+  "Events" STRUCT("Timestamp" TIMESTAMP_NS, "Name" VARCHAR, "Attributes" MAP(VARCHAR, VARCHAR))[],
+  "Links" STRUCT("TraceId" VARCHAR, "SpanId" VARCHAR, "TraceState" VARCHAR, "Attributes" MAP(VARCHAR, VARCHAR))[],
+  "StartMs" BIGINT NOT NULL,
+  "IsCall" BOOLEAN NOT NULL,
+  "ToolName" VARCHAR NOT NULL,
+  "Operation" VARCHAR NOT NULL,
+  "ConversationId" VARCHAR NOT NULL,
+  "AgentName" VARCHAR NOT NULL,
+  "ToolCallId" VARCHAR NOT NULL,
+  "ToolArgs" VARCHAR NOT NULL,
+  "Signature" VARCHAR NOT NULL,
+  "ArgsHash" VARCHAR NOT NULL,
+  "LoopScope" VARCHAR NOT NULL,
+  "LoopAction" VARCHAR NOT NULL,
+  "ActionRank" TINYINT NOT NULL,
+  "LoopAxis" VARCHAR NOT NULL,
+  "Streak" INTEGER NOT NULL,
+  "LoopCount" INTEGER NOT NULL,
+  "NudgeLevel" INTEGER NOT NULL,
+  "Outcome" VARCHAR NOT NULL,
+  "ErrorType" VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS loopguard_counters (
+  "Metric" VARCHAR NOT NULL, "Service" VARCHAR NOT NULL, "Tool" VARCHAR NOT NULL,
+  "Axis" VARCHAR NOT NULL, "Action" VARCHAR NOT NULL, "Reason" VARCHAR NOT NULL,
+  "Value" BIGINT NOT NULL,
+  PRIMARY KEY ("Metric", "Service", "Tool", "Axis", "Action", "Reason")
+);
+CREATE TABLE IF NOT EXISTS loopguard_halted_scopes (
+  "Service" VARCHAR NOT NULL, "Scope" VARCHAR NOT NULL, PRIMARY KEY ("Service", "Scope")
+);
+`;
+
+const MAP = 'MAP(VARCHAR, VARCHAR)';
+
+/** Column types of a staged NDJSON batch, for read_json. */
+export const STAGE_COLUMNS: Record<string, string> = {
+  ts: 'TIMESTAMP_NS',
+  tid: 'VARCHAR',
+  sid: 'VARCHAR',
+  pid: 'VARCHAR',
+  tst: 'VARCHAR',
+  name: 'VARCHAR',
+  kind: 'VARCHAR',
+  svc: 'VARCHAR',
+  res: MAP,
+  sn: 'VARCHAR',
+  sv: 'VARCHAR',
+  attrs: MAP,
+  dur: 'BIGINT',
+  sc: 'VARCHAR',
+  sm: 'VARCHAR',
+  ev: `STRUCT("Timestamp" TIMESTAMP_NS, "Name" VARCHAR, "Attributes" ${MAP})[]`,
+  ln: `STRUCT("TraceId" VARCHAR, "SpanId" VARCHAR, "TraceState" VARCHAR, "Attributes" ${MAP})[]`,
+  ms: 'BIGINT',
+  call: 'BOOLEAN',
+  tool: 'VARCHAR',
+  op: 'VARCHAR',
+  conv: 'VARCHAR',
+  agent: 'VARCHAR',
+  tcid: 'VARCHAR',
+  args: 'VARCHAR',
+  sig: 'VARCHAR',
+  ah: 'VARCHAR',
+  scope: 'VARCHAR',
+  act: 'VARCHAR',
+  rank: 'TINYINT',
+  axis: 'VARCHAR',
+  streak: 'INTEGER',
+  cnt: 'INTEGER',
+  lvl: 'INTEGER',
+  out: 'VARCHAR',
+  et: 'VARCHAR',
+};
+
+/** `INSERT ... SELECT` from a staged NDJSON file (the path is bound as a literal, quotes doubled). */
+export function insertFromStageSql(path: string): string {
+  const cols = Object.entries(STAGE_COLUMNS)
+    .map(([k, v]) => `${k}: '${v.replaceAll("'", "''")}'`)
+    .join(', ');
+  const order = Object.keys(STAGE_COLUMNS).join(', ');
+  const file = path.replaceAll("'", "''");
+  return `INSERT INTO otel_traces SELECT ${order} FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = 268435456, columns = {${cols}})`;
+}

@@ -1,0 +1,228 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { type CounterDeltas, computeDeltas } from './counter-deltas.js';
+import {
+  queryFacets,
+  queryHotspots,
+  querySeries,
+  querySession,
+  querySessions,
+  querySummary,
+  queryTrace,
+  type Reader,
+} from './duckdb-queries.js';
+import { insertFromStageSql, SCHEMA_SQL } from './duckdb-schema.js';
+import { num, type Params } from './duckdb-sql.js';
+import { stageLine } from './stage.js';
+import type { CounterSnapshot, SpanRecord, Store } from './types.js';
+
+/** Options of the embedded DuckDB store. */
+export interface DuckDbStoreOptions {
+  /** Database file; `:memory:` for a throw-away store. Default `.loopguard/loopguard.duckdb`. */
+  path?: string;
+  /** Most spans committed in one grouped transaction. Default 50 000. */
+  maxBatchSpans?: number;
+}
+
+/** Default database file of the dashboard. */
+export const DEFAULT_DB_PATH = '.loopguard/loopguard.duckdb';
+
+interface Pending {
+  spans: SpanRecord[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/** Serialises the statements of one connection. */
+class Serial {
+  private tail: Promise<unknown> = Promise.resolve();
+  constructor(readonly conn: DuckDBConnection) {}
+  run<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    const next = this.tail.then(() => fn(this.conn));
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+function counterUpserts(d: CounterDeltas): string[] {
+  const rows: string[] = [];
+  const row = (
+    metric: string,
+    s: string,
+    t: string,
+    ax: string,
+    ac: string,
+    r: string,
+    v: number,
+  ) => rows.push(`(${[metric, s, t, ax, ac, r].map(sqlString).join(', ')}, ${Math.trunc(v)})`);
+  row('ingested_spans', '', '', '', '', '', d.ingested);
+  for (const c of d.toolCalls.values())
+    row('tool_calls', c.service, c.tool, '', c.action, '', c.value);
+  for (const c of d.decisions.values())
+    row('decisions', c.service, c.tool, c.axis, c.action, '', c.value);
+  const out = [
+    `INSERT INTO loopguard_counters VALUES ${rows.join(', ')} ON CONFLICT DO UPDATE SET "Value" = "Value" + excluded."Value"`,
+  ];
+  if (d.haltedScopes.size) {
+    const halted = [...d.haltedScopes.values()].map(
+      (h) => `(${sqlString(h.service)}, ${sqlString(h.scope)})`,
+    );
+    out.push(`INSERT OR IGNORE INTO loopguard_halted_scopes VALUES ${halted.join(', ')}`);
+  }
+  return out;
+}
+
+/**
+ * Opens (creating if needed) the embedded DuckDB store. Concurrent inserts are grouped into one
+ * transaction (group commit); each insert resolves after the transaction holding it committed.
+ */
+export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise<Store> {
+  const path = options.path ?? DEFAULT_DB_PATH;
+  const maxBatch = options.maxBatchSpans ?? 50_000;
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const instance = await DuckDBInstance.create(path);
+  const writer = new Serial(await instance.connect());
+  const readers = [new Serial(await instance.connect()), new Serial(await instance.connect())];
+  await writer.run((c) => c.run(SCHEMA_SQL));
+  const stageDir = mkdtempSync(join(tmpdir(), 'loopguard-stage-'));
+  let stageSeq = 0;
+  let nextReader = 0;
+  let closed = false;
+  let closing: Promise<void> | undefined;
+  const queue: Pending[] = [];
+  let draining: Promise<void> | undefined;
+
+  const read: Reader = (sql, params) => {
+    const r = readers[nextReader++ % readers.length]!;
+    return r.run(async (c) => (await c.runAndReadAll(sql, params as Params)).getRowObjectsJS());
+  };
+
+  async function commit(spans: SpanRecord[]): Promise<void> {
+    const { fields, deltas } = computeDeltas(spans);
+    const file = join(stageDir, `batch-${stageSeq++}.ndjson`);
+    const lines: string[] = [];
+    for (let i = 0; i < spans.length; i++) lines.push(stageLine(spans[i]!, fields[i]!));
+    writeFileSync(file, lines.join('\n'));
+    try {
+      await writer.run(async (c) => {
+        await c.run('BEGIN TRANSACTION');
+        try {
+          if (spans.length) await c.run(insertFromStageSql(file));
+          for (const sql of counterUpserts(deltas)) await c.run(sql);
+          await c.run('COMMIT');
+        } catch (error) {
+          await c.run('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      });
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
+
+  async function drain(): Promise<void> {
+    while (queue.length) {
+      const group: Pending[] = [];
+      let size = 0;
+      while (queue.length && (group.length === 0 || size + queue[0]!.spans.length <= maxBatch)) {
+        const p = queue.shift()!;
+        group.push(p);
+        size += p.spans.length;
+      }
+      try {
+        await commit(group.flatMap((p) => p.spans));
+        for (const p of group) p.resolve();
+      } catch (error) {
+        if (group.length === 1) group[0]!.reject(error);
+        else
+          for (const p of group) {
+            // retry alone so one bad batch does not fail its neighbours
+            await commit(p.spans).then(p.resolve, p.reject);
+          }
+      }
+    }
+    draining = undefined;
+  }
+
+  const store: Store = {
+    insert(spans) {
+      if (closed) return Promise.reject(new Error('store is closed'));
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ spans, resolve, reject });
+        draining ??= drain();
+      });
+    },
+    async recordRejected(reason, count) {
+      if (closed) throw new Error('store is closed');
+      if (count <= 0) return;
+      await writer.run((c) =>
+        c.run(
+          `INSERT INTO loopguard_counters VALUES ('rejected_spans', '', '', '', '', ${sqlString(reason)}, ${Math.trunc(count)}) ON CONFLICT DO UPDATE SET "Value" = "Value" + excluded."Value"`,
+        ),
+      );
+    },
+    summary: (filter) => querySummary(read, filter),
+    hotspots: (filter, page) => queryHotspots(read, filter, page),
+    sessions: (filter, page) => querySessions(read, filter, page),
+    session: (scope, filter) => querySession(read, scope, filter),
+    series: (filter, bucketMs) => querySeries(read, filter, bucketMs),
+    trace: (traceId) => queryTrace(read, traceId),
+    facets: (filter) => queryFacets(read, filter),
+    async counters(): Promise<CounterSnapshot> {
+      const rows = await read(
+        `SELECT "Metric", "Service", "Tool", "Axis", "Action", "Reason", "Value" FROM loopguard_counters ORDER BY ALL`,
+      );
+      const halted = await read(
+        `SELECT "Service" AS service, count(*) AS n FROM loopguard_halted_scopes GROUP BY 1 ORDER BY 1`,
+      );
+      const snap: CounterSnapshot = {
+        toolCalls: [],
+        decisions: [],
+        haltedSessions: halted.map((h) => ({ service: String(h.service), value: num(h.n) })),
+        ingestedSpans: 0,
+        rejectedSpans: [],
+      };
+      for (const r of rows) {
+        const [service, tool, axis, action, reason] = [
+          r.Service,
+          r.Tool,
+          r.Axis,
+          r.Action,
+          r.Reason,
+        ].map(String) as [string, string, string, string, string];
+        const value = num(r.Value);
+        if (r.Metric === 'ingested_spans') snap.ingestedSpans += value;
+        else if (r.Metric === 'tool_calls') snap.toolCalls.push({ service, tool, action, value });
+        else if (r.Metric === 'decisions')
+          snap.decisions.push({ service, tool, axis, action, value });
+        else if (r.Metric === 'rejected_spans') snap.rejectedSpans.push({ reason, value });
+      }
+      return snap;
+    },
+    async deleteBefore(cutoffMs) {
+      if (closed) throw new Error('store is closed');
+      return writer.run(async (c) => {
+        const r = await c.runAndReadAll(`DELETE FROM otel_traces WHERE "StartMs" < $cutoff`, {
+          cutoff: BigInt(Math.trunc(cutoffMs)),
+        });
+        return num(r.rowsChanged);
+      });
+    },
+    close() {
+      closing ??= (async () => {
+        closed = true;
+        while (draining) await draining;
+        await writer.run(async (c) => c.run('CHECKPOINT')).catch(() => undefined);
+        for (const s of [writer, ...readers]) await s.run(async (c) => c.closeSync());
+        instance.closeSync();
+        rmSync(stageDir, { recursive: true, force: true });
+      })();
+      return closing;
+    },
+  };
+  return store;
+}

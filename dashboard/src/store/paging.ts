@@ -1,0 +1,50 @@
+import type { PageRequest } from './types.js';
+
+/** Sortable columns of /api/hotspots rows. */
+export const HOTSPOT_SORTS = [
+  'service',
+  'tool',
+  'signature',
+  'calls',
+  'longestStreak',
+  'nudges',
+  'warns',
+  'blocks',
+  'halts',
+  'sessions',
+  'repeatSeconds',
+  'firstSeen',
+  'lastSeen',
+] as const;
+
+/** Sortable columns of /api/sessions rows. */
+export const SESSION_SORTS = [
+  'scope',
+  'service',
+  'calls',
+  'longestStreak',
+  'worstAction',
+  'halted',
+  'nudges',
+  'warns',
+  'blocks',
+  'start',
+  'end',
+] as const;
+
+/** Default and maximum page size. */
+export const PAGE_DEFAULT = 50;
+export const PAGE_MAX = 500;
+
+/** A page request with defaults applied and the sort column checked against `allowed`. */
+export function normalizePage(
+  page: PageRequest | undefined,
+  allowed: readonly string[],
+  defaultSort: string,
+): { limit: number; offset: number; sort: string; order: 'asc' | 'desc' } {
+  const limit = Math.min(Math.max(Math.trunc(page?.limit ?? PAGE_DEFAULT), 1), PAGE_MAX);
+  const offset = Math.max(Math.trunc(page?.offset ?? 0), 0);
+  const sort = page?.sort && allowed.includes(page.sort) ? page.sort : defaultSort;
+  const order = page?.order === 'asc' ? 'asc' : 'desc';
+  return { limit, offset, sort, order };
+}

@@ -1,0 +1,97 @@
+import type { LoopAction, SpanRecord } from './types.js';
+
+/** The loopguard.* and gen_ai.* values of a span, lifted out of its attributes into typed fields. */
+export interface SpanFields {
+  isCall: boolean;
+  tool: string;
+  operation: string;
+  conversationId: string;
+  agentName: string;
+  toolCallId: string;
+  toolArgs: string;
+  signature: string;
+  argsHash: string;
+  scope: string;
+  action: LoopAction | '';
+  actionRank: number;
+  axis: string;
+  streak: number;
+  count: number;
+  nudgeLevel: number;
+  outcome: string;
+  errorType: string;
+}
+
+/** Loopguard actions from weakest to strongest; the index is the rank. */
+export const ACTIONS: readonly LoopAction[] = ['allow', 'nudge', 'warn', 'block', 'halt'];
+
+/** Rank of an action (0 = allow); -1 when the value is not an action. */
+export function actionRank(action: string): number {
+  return ACTIONS.indexOf(action as LoopAction);
+}
+
+function int(value: string | undefined): number {
+  if (value === undefined) return 0;
+  const n = Number.parseInt(value, 10);
+  return Number.isFinite(n) ? n : 0;
+}
+
+/**
+ * Derives the typed fields of a span. A span is a tool call when its gen_ai.operation.name is
+ * `execute_tool` or it carries a loopguard.signature; a call without a loopguard.action counts as
+ * `allow`. The scope falls back to gen_ai.conversation.id.
+ */
+export function deriveFields(span: SpanRecord): SpanFields {
+  const a = span.attributes;
+  const operation = a['gen_ai.operation.name'] ?? '';
+  const signature = a['loopguard.signature'] ?? '';
+  const isCall = operation === 'execute_tool' || signature !== '';
+  let tool = a['gen_ai.tool.name'] ?? '';
+  if (tool === '' && span.name.startsWith('execute_tool ')) tool = span.name.slice(13);
+  if (tool === '' && signature.includes(':')) tool = signature.slice(0, signature.lastIndexOf(':'));
+  const rawAction = a['loopguard.action'] ?? '';
+  const rank = actionRank(rawAction);
+  const action: LoopAction | '' = rank >= 0 ? (rawAction as LoopAction) : isCall ? 'allow' : '';
+  const conversationId = a['gen_ai.conversation.id'] ?? '';
+  return {
+    isCall,
+    tool,
+    operation,
+    conversationId,
+    agentName: a['gen_ai.agent.name'] ?? '',
+    toolCallId: a['gen_ai.tool.call.id'] ?? '',
+    toolArgs: a['gen_ai.tool.call.arguments'] ?? '',
+    signature,
+    argsHash: a['loopguard.args_hash'] ?? '',
+    scope: a['loopguard.scope'] ?? conversationId,
+    action,
+    actionRank: Math.max(rank, 0),
+    axis: a['loopguard.axis'] ?? '',
+    streak: int(a['loopguard.streak']),
+    count: int(a['loopguard.count']),
+    nudgeLevel: int(a['loopguard.nudge.level']),
+    outcome: a['loopguard.outcome'] ?? '',
+    errorType: a['error.type'] ?? '',
+  };
+}
+
+/** The findings of a call: one per loopguard.* event, else the span-level action and axis. */
+export function findingsOf(
+  span: SpanRecord,
+  fields: SpanFields,
+): { axis: string; action: LoopAction }[] {
+  const out: { axis: string; action: LoopAction }[] = [];
+  for (const event of span.events) {
+    if (!event.name.startsWith('loopguard.')) continue;
+    const action = event.name.slice(10);
+    if (actionRank(action) <= 0) continue;
+    out.push({
+      axis: event.attributes['loopguard.axis'] ?? fields.axis,
+      action: action as LoopAction,
+    });
+  }
+  if (out.length === 0 && fields.actionRank > 0 && fields.action !== '') {
+    out.push({ axis: fields.axis, action: fields.action });
+  }
+  return out;
+}

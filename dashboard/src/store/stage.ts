@@ -1,0 +1,70 @@
+import type { SpanFields } from './span-fields.js';
+import type { SpanRecord } from './types.js';
+
+const MAX_NS = 253402300799999999999n; // 9999-12-31T23:59:59.999999999Z
+
+/** Formats epoch nanoseconds as a DuckDB TIMESTAMP_NS literal (UTC). */
+export function nsToTimestamp(ns: bigint): string {
+  const clamped = ns < 0n ? 0n : ns > MAX_NS ? MAX_NS : ns;
+  const ms = clamped / 1_000_000n;
+  const iso = new Date(Number(ms)).toISOString();
+  const frac = (clamped % 1_000_000_000n).toString().padStart(9, '0');
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${frac}`;
+}
+
+/** Epoch milliseconds of a span start, clamped to the Date range. */
+export function nsToMs(ns: bigint): number {
+  const clamped = ns < 0n ? 0n : ns > MAX_NS ? MAX_NS : ns;
+  return Number(clamped / 1_000_000n);
+}
+
+/** One NDJSON line of the staging file read by `insertFromStageSql`. */
+export function stageLine(s: SpanRecord, f: SpanFields): string {
+  return JSON.stringify({
+    ts: nsToTimestamp(s.startTimeUnixNano),
+    tid: s.traceId,
+    sid: s.spanId,
+    pid: s.parentSpanId,
+    tst: s.traceState,
+    name: s.name,
+    kind: s.kind,
+    svc: s.serviceName,
+    res: s.resourceAttributes,
+    sn: s.scopeName,
+    sv: s.scopeVersion,
+    attrs: s.attributes,
+    dur: s.durationNs.toString(),
+    sc: s.statusCode,
+    sm: s.statusMessage,
+    ev: s.events.map((e) => ({
+      Timestamp: nsToTimestamp(e.timeUnixNano),
+      Name: e.name,
+      Attributes: e.attributes,
+    })),
+    ln: s.links.map((l) => ({
+      TraceId: l.traceId,
+      SpanId: l.spanId,
+      TraceState: l.traceState,
+      Attributes: l.attributes,
+    })),
+    ms: nsToMs(s.startTimeUnixNano),
+    call: f.isCall,
+    tool: f.tool,
+    op: f.operation,
+    conv: f.conversationId,
+    agent: f.agentName,
+    tcid: f.toolCallId,
+    args: f.toolArgs,
+    sig: f.signature,
+    ah: f.argsHash,
+    scope: f.scope,
+    act: f.action,
+    rank: f.actionRank,
+    axis: f.axis,
+    streak: f.streak,
+    cnt: f.count,
+    lvl: f.nudgeLevel,
+    out: f.outcome,
+    et: f.errorType,
+  });
+}

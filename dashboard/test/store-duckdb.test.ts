@@ -1,0 +1,31 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDuckDbStore } from '../src/store/duckdb.js';
+import { describeStoreConformance, makeToolSpan, T0 } from './store-conformance.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopguard-duckdb-'));
+let n = 0;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describeStoreConformance('duckdb', () => openDuckDbStore({ path: join(dir, `db-${n++}.duckdb`) }));
+
+describe('duckdb file store', () => {
+  it('keeps spans and counters when reopened', async () => {
+    const path = join(dir, 'reopen.duckdb');
+    const first = await openDuckDbStore({ path });
+    await first.insert([makeToolSpan({ timeMs: T0, action: 'warn', axis: 'repetition' })]);
+    await first.recordRejected('invalid_trace_id', 1);
+    await first.close();
+    const second = await openDuckDbStore({ path });
+    const c = await second.counters();
+    expect(c.ingestedSpans).toBe(1);
+    expect(c.decisions).toEqual([
+      { service: 'agent-a', tool: 'grep', axis: 'repetition', action: 'warn', value: 1 },
+    ]);
+    expect(c.rejectedSpans).toEqual([{ reason: 'invalid_trace_id', value: 1 }]);
+    expect((await second.summary({ from: T0, to: T0 + 1 })).warns).toBe(1);
+    await second.close();
+  });
+});
