@@ -1,0 +1,318 @@
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3ToolResultOutput,
+} from '@ai-sdk/provider';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  guardAiSdkTools,
+  loopHalted,
+  patchAiSdk,
+  ToolCallBlockedError,
+} from '../src/adapters/ai-sdk.js';
+import { createGuard, type GuardOptions, LoopHaltError, withScope } from '../src/index.js';
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
+
+/** A model that calls `toolName` with the same input `calls` times, then answers in text. */
+function loopingModel(toolName: string, input: object, calls: number) {
+  let step = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async (): Promise<LanguageModelV3GenerateResult> => {
+      step += 1;
+      if (step > calls) {
+        return {
+          content: [{ type: 'text', text: 'done' }],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage,
+          warnings: [],
+        };
+      }
+      return {
+        content: [
+          { type: 'tool-call', toolCallId: `call-${step}`, toolName, input: JSON.stringify(input) },
+        ],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage,
+        warnings: [],
+      };
+    },
+  });
+}
+
+/** The tool results the model received, by tool call id, across all prompts it was sent. */
+function toolResultsSeen(
+  calls: LanguageModelV3CallOptions[],
+): Map<string, LanguageModelV3ToolResultOutput> {
+  const seen = new Map<string, LanguageModelV3ToolResultOutput>();
+  for (const call of calls) {
+    for (const message of call.prompt) {
+      if (message.role !== 'tool') continue;
+      for (const part of message.content) {
+        if (part.type === 'tool-result') seen.set(part.toolCallId, part.output);
+      }
+    }
+  }
+  return seen;
+}
+
+function outputText(output: LanguageModelV3ToolResultOutput | undefined): string {
+  if (!output || !('value' in output)) return '';
+  return typeof output.value === 'string' ? output.value : JSON.stringify(output.value);
+}
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+function guardWith(options: Partial<GuardOptions> & { hardStop?: boolean } = {}) {
+  const { hardStop = false, ...rest } = options;
+  return createGuard({
+    tracerProvider: provider,
+    engine: { configFile: false, env: {}, guardrails: { hardStop } },
+    ...rest,
+  });
+}
+
+function toolSpans(name: string): ReadableSpan[] {
+  return exporter
+    .getFinishedSpans()
+    .filter((s) => s.name === `execute_tool ${name}`)
+    .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+}
+
+const grepInput = { pattern: 'TODO', path: 'src' };
+const grepTool = () =>
+  tool({
+    description: 'search files',
+    inputSchema: jsonSchema<{ pattern: string; path: string }>({
+      type: 'object',
+      properties: { pattern: { type: 'string' }, path: { type: 'string' } },
+      required: ['pattern', 'path'],
+    }),
+    execute: async ({ pattern }) => `src/a.ts:1: ${pattern} fix me`,
+  });
+
+afterEach(() => exporter.reset());
+
+describe('guardAiSdkTools with generateText and a scripted model', () => {
+  it('traces every call and puts nudges and warnings into the results the model reads', async () => {
+    const guard = guardWith();
+    const model = loopingModel('grep', grepInput, 6);
+    const result = await withScope('conv-ai', () =>
+      generateText({
+        model,
+        prompt: 'find the TODOs',
+        tools: guardAiSdkTools({ grep: grepTool() }, { guard }),
+        stopWhen: stepCountIs(10),
+      }),
+    );
+    expect(result.text).toBe('done');
+    const spans = toolSpans('grep');
+    expect(spans).toHaveLength(6);
+    const byId = new Map(spans.map((s) => [s.attributes['gen_ai.tool.call.id'], s]));
+    const seen = toolResultsSeen(model.doGenerateCalls);
+    const actions: unknown[] = [];
+    for (let i = 1; i <= 6; i++) {
+      const span = byId.get(`call-${i}`)!;
+      expect(span.attributes['gen_ai.operation.name']).toBe('execute_tool');
+      expect(span.attributes['loopguard.scope']).toBe('conv-ai');
+      expect(span.attributes['gen_ai.conversation.id']).toBe('conv-ai');
+      expect(span.attributes['loopguard.streak']).toBe(i);
+      expect(span.attributes['loopguard.outcome']).toBe('ok');
+      const action = span.attributes['loopguard.action'];
+      actions.push(action);
+      const text = outputText(seen.get(`call-${i}`));
+      expect(text.startsWith('src/a.ts:1: TODO fix me')).toBe(true);
+      // the model reads a notice exactly when loopguard decided something for that call
+      expect(text.includes('[loopguard]')).toBe(action !== 'allow');
+    }
+    expect(actions[0]).toBe('allow');
+    expect(actions).toContain('warn');
+    const third = byId.get('call-3')!;
+    expect(third.events.map((e) => e.name)).toContain('loopguard.nudge');
+    expect(third.attributes['loopguard.nudge.level']).toBe(1);
+    // no step was ever blocked with hard stop off
+    expect(result.steps.flatMap((s) => s.content).some((p) => p.type === 'tool-error')).toBe(false);
+  });
+
+  it('adds the notice to plain-object results as a field of a copy', async () => {
+    const guard = guardWith();
+    const returned: Array<Record<string, unknown>> = [];
+    const readTool = tool({
+      inputSchema: jsonSchema<{ path: string }>({
+        type: 'object',
+        properties: { path: { type: 'string' } },
+      }),
+      execute: async ({ path }) => {
+        const value = { path, text: 'same content' };
+        returned.push(value);
+        return value;
+      },
+    });
+    const model = loopingModel('read_file', { path: 'a.ts' }, 3);
+    await generateText({
+      model,
+      prompt: 'read',
+      tools: guardAiSdkTools({ read_file: readTool }, { guard, scope: 'objects' }),
+      stopWhen: stepCountIs(5),
+    });
+    const third = toolResultsSeen(model.doGenerateCalls).get('call-3');
+    expect(third?.type).toBe('json');
+    const value = (third && 'value' in third ? third.value : {}) as Record<string, unknown>;
+    expect(value.text).toBe('same content');
+    expect(String(value.loopguard)).toContain('[loopguard]');
+    expect(returned.every((r) => !('loopguard' in r))).toBe(true);
+  });
+
+  it('appends the notice to the output of a tool with its own toModelOutput', async () => {
+    const guard = guardWith();
+    const statusTool = tool({
+      inputSchema: jsonSchema<{ id: string }>({
+        type: 'object',
+        properties: { id: { type: 'string' } },
+      }),
+      execute: async () => ({ state: 'running' }),
+      toModelOutput: ({ output }) => ({ type: 'text', value: `state=${output.state}` }),
+    });
+    const model = loopingModel('deploy', { id: 'x' }, 3);
+    await generateText({
+      model,
+      prompt: 'deploy',
+      tools: guardAiSdkTools({ deploy: statusTool }, { guard, scope: 'model-output' }),
+      stopWhen: stepCountIs(5),
+    });
+    const seen = toolResultsSeen(model.doGenerateCalls);
+    expect(outputText(seen.get('call-1'))).toBe('state=running');
+    expect(outputText(seen.get('call-3'))).toMatch(/^state=running\n\n\[loopguard\]/);
+  });
+
+  it('with hard stop on, halts the run: LoopHaltError ends generation via loopHalted()', async () => {
+    const guard = guardWith({ hardStop: true });
+    const model = loopingModel('grep', grepInput, 12);
+    const result = await generateText({
+      model,
+      prompt: 'find the TODOs',
+      tools: guardAiSdkTools({ grep: grepTool() }, { guard, scope: 'halt-run' }),
+      stopWhen: [stepCountIs(12), loopHalted()],
+    });
+    const spans = toolSpans('grep');
+    const last = result.steps.at(-1)!;
+    const error = last.content.find((p) => p.type === 'tool-error');
+    expect(error && error.type === 'tool-error' && error.error).toBeInstanceOf(LoopHaltError);
+    expect(result.steps.length).toBe(spans.length);
+    expect(spans.length).toBeLessThan(12);
+    const haltSpan = spans.find(
+      (s) => s.attributes['gen_ai.tool.call.id'] === `call-${spans.length}`,
+    )!;
+    expect(['block', 'halt']).toContain(haltSpan.attributes['loopguard.action']);
+    expect(
+      haltSpan.events.some((e) => e.name === 'loopguard.block' || e.name === 'loopguard.halt'),
+    ).toBe(true);
+    expect(guard.engine.haltDecision('halt-run')).toBeDefined();
+  });
+
+  it("with onHalt 'return', blocked calls reach the model as error results and never run", async () => {
+    const guard = guardWith({ hardStop: true, onHalt: 'return' });
+    let executed = 0;
+    const counted = tool({
+      inputSchema: jsonSchema<{ pattern: string; path: string }>({ type: 'object' }),
+      execute: async () => {
+        executed += 1;
+        return 'same';
+      },
+    });
+    const model = loopingModel('grep', grepInput, 8);
+    const result = await generateText({
+      model,
+      prompt: 'find',
+      tools: guardAiSdkTools({ grep: counted }, { guard, scope: 'blocked-run' }),
+      stopWhen: stepCountIs(10),
+    });
+    const errors = result.steps
+      .flatMap((s) => s.content)
+      .filter((p) => p.type === 'tool-error')
+      .map((p) => (p.type === 'tool-error' ? p.error : undefined));
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((e) => e instanceof ToolCallBlockedError)).toBe(true);
+    expect(executed).toBe(8 - errors.length + 1);
+    const seen = toolResultsSeen(model.doGenerateCalls);
+    const lastOutput = seen.get('call-8');
+    expect(lastOutput?.type).toBe('error-text');
+    expect(outputText(lastOutput)).toContain('[loopguard]');
+    const blockedSpan = toolSpans('grep').find(
+      (s) => s.attributes['gen_ai.tool.call.id'] === 'call-8',
+    )!;
+    expect(blockedSpan.attributes['loopguard.outcome']).toBe('blocked');
+    expect(blockedSpan.attributes['error.type']).toBe('loopguard.blocked');
+    expect(blockedSpan.status.code).toBe(2);
+  });
+
+  it('records tool errors, re-throws them unchanged, and the SDK reports them to the model', async () => {
+    const guard = guardWith();
+    const failing = tool({
+      inputSchema: jsonSchema<{ cmd: string }>({ type: 'object' }),
+      execute: async (): Promise<string> => {
+        throw new RangeError('exit 1');
+      },
+    });
+    const model = loopingModel('bash', { cmd: 'make' }, 3);
+    const result = await generateText({
+      model,
+      prompt: 'build',
+      tools: guardAiSdkTools({ bash: failing }, { guard, scope: 'errors' }),
+      stopWhen: stepCountIs(5),
+    });
+    const errors = result.steps.flatMap((s) => s.content).filter((p) => p.type === 'tool-error');
+    expect(errors.map((p) => (p.type === 'tool-error' ? p.error : undefined))).toEqual([
+      expect.any(RangeError),
+      expect.any(RangeError),
+      expect.any(RangeError),
+    ]);
+    const spans = toolSpans('bash');
+    expect(spans.map((s) => s.attributes['error.type'])).toEqual([
+      'RangeError',
+      'RangeError',
+      'RangeError',
+    ]);
+    expect(spans.map((s) => s.attributes['loopguard.outcome'])).toEqual([
+      'error',
+      'error',
+      'error',
+    ]);
+    expect(spans.some((s) => s.attributes['loopguard.axis'] === 'exact_failure')).toBe(true);
+  });
+
+  it('patchAiSdk wraps generateText on a mutable exports object, once', async () => {
+    const guard = guardWith();
+    const mod: Record<string, unknown> = { generateText, streamText: () => undefined };
+    expect(patchAiSdk(mod, { guard, scope: 'patched' })).toBe(true);
+    const first = mod.generateText;
+    expect(patchAiSdk(mod, { guard })).toBe(true);
+    expect(mod.generateText).toBe(first);
+    const model = loopingModel('grep', grepInput, 2);
+    await (mod.generateText as typeof generateText)({
+      model,
+      prompt: 'find',
+      tools: { grep: grepTool() },
+      stopWhen: stepCountIs(4),
+    });
+    const spans = toolSpans('grep');
+    expect(spans).toHaveLength(2);
+    expect(spans.every((s) => s.attributes['loopguard.scope'] === 'patched')).toBe(true);
+    const tools = { grep: grepTool() };
+    const once = guardAiSdkTools(tools, { guard });
+    expect(once.grep).not.toBe(tools.grep);
+    expect(guardAiSdkTools(once, { guard }).grep).toBe(once.grep);
+  });
+});
