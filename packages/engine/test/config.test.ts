@@ -1,0 +1,161 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkConfig } from '../src/config/check.js';
+import { parseConfigText } from '../src/config/file.js';
+import { loadConfig } from '../src/config/resolve.js';
+import { createEngine } from '../src/engine.js';
+
+function dirWith(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'loopguard-config-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+describe('configuration layers', () => {
+  it('merges object over environment over file over defaults', () => {
+    const cwd = dirWith({
+      'loopguard.config.json': JSON.stringify({
+        guardrails: { hardStop: true, warnings: false, warnAfter: { repetition: 3, poll: 4 } },
+        scopes: { max: 50 },
+      }),
+    });
+    const { config, file } = loadConfig({
+      cwd,
+      env: { LOOPGUARD_WARNINGS: 'true', LOOPGUARD_SCOPES_MAX: '70' },
+      guardrails: { warnAfter: { poll: 6 } },
+    });
+    expect(file).toBe(join(cwd, 'loopguard.config.json'));
+    expect(config.guardrails.hardStop).toBe(true); // file
+    expect(config.guardrails.warnings).toBe(true); // env over file
+    expect(config.guardrails.warnAfter.repetition).toBe(3); // file
+    expect(config.guardrails.warnAfter.poll).toBe(6); // object over file
+    expect(config.guardrails.warnAfter.exactFailure).toBe(2); // default
+    expect(config.scopes.max).toBe(70); // env over file
+  });
+
+  it('finds loopguard.config.yaml, or the file LOOPGUARD_CONFIG names', () => {
+    const cwd = dirWith({
+      'loopguard.config.yaml': 'nudge:\n  thresholds: [2, 4]\n',
+      'other.yaml': 'nudge:\n  thresholds: "6"\n',
+    });
+    expect(loadConfig({ cwd, env: {} }).config.nudge.fallbackThresholds).toEqual([2, 4]);
+    expect(
+      loadConfig({ cwd, env: { LOOPGUARD_CONFIG: 'other.yaml' } }).config.nudge.fallbackThresholds,
+    ).toEqual([6]);
+    expect(loadConfig({ cwd, env: {}, configFile: false }).file).toBeUndefined();
+  });
+
+  it('lets the environment thresholds win over the file thresholds at call time', () => {
+    const cwd = dirWith({ 'loopguard.config.json': '{"nudge":{"thresholds":[2]}}' });
+    const env: Record<string, string | undefined> = {};
+    const engine = createEngine({ cwd, env, onDiagnostic: () => {} });
+    const streakAt = () => {
+      engine.resetScope();
+      const levels = [];
+      for (let i = 0; i < 4; i++) {
+        engine.beforeCall({ tool: 'x', args: {} });
+        levels.push(engine.afterCall({ tool: 'x', args: {}, result: i }).level ?? 0);
+      }
+      return levels;
+    };
+    expect(streakAt()).toEqual([0, 1, 0, 0]);
+    env.LOOPGUARD_NUDGE_THRESHOLDS = '3';
+    expect(streakAt()).toEqual([0, 0, 1, 0]);
+  });
+
+  it('reports invalid values once and keeps the lower layer', () => {
+    const messages: string[] = [];
+    const engine = createEngine({
+      configFile: false,
+      env: { LOOPGUARD_HARD_STOP: 'maybe' },
+      guardrails: { warnAfter: { repetition: -2 } },
+      onDiagnostic: (m) => messages.push(m),
+    });
+    expect(engine.config.guardrails.warnAfter.repetition).toBe(5);
+    expect(engine.config.guardrails.hardStop).toBe(false);
+    expect(messages).toHaveLength(2);
+    expect(messages.join('\n')).toMatch(/LOOPGUARD_HARD_STOP/);
+    expect(messages.join('\n')).toMatch(/guardrails\.warnAfter\.repetition/);
+  });
+});
+
+describe('reference 002 compatibility', () => {
+  it('reads nested sections, flat legacy keys, hard_stop_enabled and warnings_enabled; nested wins', () => {
+    const yaml = [
+      'tool_loop_guardrails:',
+      '  hard_stop_enabled: true',
+      '  warnings_enabled: false',
+      '  tool_repetition_warn_after: 4',
+      '  exact_failure_block_after: 9',
+      '  same_tool_failure_halt_after: 12',
+      '  idempotent_no_progress_warn_after: 3',
+      '  warn_after:',
+      '    tool_repetition: 6',
+      '  hard_stop_after:',
+      '    exact_failure: 7',
+      '    idempotent_no_progress: 4',
+    ].join('\n');
+    const { config, issues } = parseConfigText(yaml, 'loopguard.config.yaml');
+    expect(issues).toEqual([]);
+    expect(config.guardrails).toMatchObject({
+      hardStop: true,
+      warnings: false,
+      warnAfter: { repetition: 6, noProgress: 3 },
+      hardStopAfter: { exactFailure: 7, sameToolFailure: 12, noProgress: 4 },
+    });
+  });
+
+  it('names each bad key and value', () => {
+    const { issues } = parseConfigText(
+      'tool_loop_guardrails:\n  hard_stop_enabled: "yes"\n  warn_after:\n    tool_repetiton: 3\n  exact_failure_warn_after: 0\n',
+      'c.yaml',
+    );
+    const text = issues.map((i) => i.message).join('\n');
+    expect(text).toContain('tool_loop_guardrails.hard_stop_enabled');
+    expect(text).toContain('tool_loop_guardrails.warn_after.tool_repetiton');
+    expect(text).toContain(
+      'tool_loop_guardrails.exact_failure_warn_after must be a positive integer, got 0',
+    );
+  });
+});
+
+describe('checkConfig (strict)', () => {
+  it('accepts a complete native configuration', () => {
+    const { issues } = checkConfig({
+      nudge: { thresholds: [3, 5, 8], exclude: ['todo_read'] },
+      guardrails: {
+        warnings: true,
+        hardStop: true,
+        warnAfter: { cycle: 3 },
+        hardStopAfter: { poll: 20 },
+      },
+      tools: {
+        grep: { kind: 'idempotent', ignoreArgs: ['timeout'], failureTolerant: false, nudge: true },
+      },
+      scopes: { max: 10, idleMs: 1000 },
+    });
+    expect(issues).toEqual([]);
+  });
+
+  it('names every bad key and value', () => {
+    const { issues } = checkConfig({
+      nudge: { thresholds: [5, 3] },
+      guardrails: { hardstop: true, warnAfter: { repetition: 'five' } },
+      tools: { grep: { kind: 'readonly', ignoreArgs: 'timeout' } },
+      scopes: { max: 0 },
+      extra: 1,
+    });
+    expect(issues.map((i) => i.path).sort()).toEqual([
+      'extra',
+      'guardrails.hardstop',
+      'guardrails.warnAfter.repetition',
+      'nudge.thresholds',
+      'scopes.max',
+      'tools.grep.ignoreArgs',
+      'tools.grep.kind',
+    ]);
+    expect(issues.find((i) => i.path === 'tools.grep.kind')?.message).toContain('"readonly"');
+  });
+});

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { axes, call, engineWith } from './helpers.js';
+
+const fail = { ok: false, result: 'exit 1' };
+
+describe('exact_failure', () => {
+  it('warns from the 2nd failure of a signature and blocks from the 5th with hard stop', () => {
+    const engine = engineWith({ guardrails: { hardStop: true }, nudge: { thresholds: [] } });
+    const decisions = Array.from(
+      { length: 5 },
+      () => call(engine, 'run_tests', { suite: 'a' }, fail).after!,
+    );
+    expect(
+      decisions.map((d) => d.findings.find((f) => f.axis === 'exact_failure')?.action),
+    ).toEqual([undefined, 'warn', 'warn', 'warn', 'block']);
+    expect(engine.haltDecision()?.axis).toBe('exact_failure');
+    const next = engine.beforeCall({ tool: 'run_tests', args: { suite: 'a' } });
+    expect(next).toMatchObject({ action: 'block', axis: 'exact_failure' });
+  });
+
+  it('counts only since the signature last succeeded', () => {
+    const engine = engineWith();
+    call(engine, 'run_tests', { suite: 'a' }, fail);
+    call(engine, 'run_tests', { suite: 'a' }, { ok: true });
+    const after = call(engine, 'run_tests', { suite: 'a' }, fail).after!;
+    expect(axes(after)).not.toContain('exact_failure');
+  });
+
+  it('warns without hard stop and never blocks', () => {
+    const engine = engineWith({
+      nudge: { thresholds: [] },
+      tools: { run_tests: { failureTolerant: true } },
+    });
+    for (let i = 0; i < 9; i++) {
+      const { before, after } = call(engine, 'run_tests', { suite: 'a' }, fail);
+      expect(before.action).toBe('allow');
+      expect(after!.action).toBe(i === 0 ? 'allow' : 'warn');
+    }
+  });
+});
+
+describe('same_tool_failure', () => {
+  it('warns from 3 failures of a tool with any arguments and halts at 8 with hard stop', () => {
+    const engine = engineWith({ guardrails: { hardStop: true }, nudge: { thresholds: [] } });
+    const found = [];
+    for (let i = 0; i < 8; i++) {
+      const after = call(engine, 'bash', { command: `attempt ${i}` }, fail).after!;
+      found.push(after.findings.find((f) => f.axis === 'same_tool_failure')?.action ?? '-');
+    }
+    expect(found).toEqual(['-', '-', 'warn', 'warn', 'warn', 'warn', 'warn', 'halt']);
+    expect(engine.haltDecision()).toMatchObject({
+      axis: 'same_tool_failure',
+      action: 'halt',
+      count: 8,
+    });
+    // A halted scope refuses every further call, whatever the tool.
+    expect(engine.beforeCall({ tool: 'read_file', args: { path: 'x' } }).action).toBe('block');
+  });
+
+  it('never fires for failure-tolerant tools', () => {
+    const engine = engineWith({
+      guardrails: { hardStop: true },
+      tools: { bash: { failureTolerant: true } },
+    });
+    for (let i = 0; i < 10; i++) {
+      expect(axes(call(engine, 'bash', { command: `x${i}` }, fail).after)).not.toContain(
+        'same_tool_failure',
+      );
+    }
+  });
+
+  it('is cleared by a successful mutating call, as are exact failures', () => {
+    const engine = engineWith({ nudge: { thresholds: [] } });
+    call(engine, 'fetch_url', { u: 1 }, fail);
+    call(engine, 'fetch_url', { u: 1 }, fail);
+    call(engine, 'write_file', { path: 'fix.txt' }, { ok: true });
+    const after = call(engine, 'fetch_url', { u: 1 }, fail).after!;
+    expect(after.action).toBe('allow');
+  });
+
+  it('honours per-tool threshold overrides', () => {
+    const engine = engineWith({
+      tools: { deploy: { warnAfter: { sameToolFailure: 1, exactFailure: 9 } } },
+    });
+    expect(call(engine, 'deploy', { env: 'a' }, fail).after).toMatchObject({
+      action: 'warn',
+      axis: 'same_tool_failure',
+    });
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { appendNotice } from '../src/notice.js';
+import { builtinKind } from '../src/policies.js';
+import { call, engineWith } from './helpers.js';
+
+describe('tool policies', () => {
+  it('ships built-in kinds for common tool names', () => {
+    expect(['read_file', 'grep', 'glob', 'web_search'].map(builtinKind)).toEqual(
+      Array(4).fill('idempotent'),
+    );
+    expect(['write_file', 'edit', 'terminal', 'bash'].map(builtinKind)).toEqual(
+      Array(4).fill('mutating'),
+    );
+    expect(['job_status', 'build_poll', 'poll_queue', 'wait_for_deploy'].map(builtinKind)).toEqual(
+      Array(4).fill('poller'),
+    );
+    expect(builtinKind('frobnicate')).toBeUndefined();
+  });
+
+  it('lets configuration override the built-in kind', () => {
+    const engine = engineWith({ nudge: { thresholds: [] }, tools: { grep: { kind: 'mutating' } } });
+    const decisions = [0, 1, 2, 3, 4].map(
+      (i) => call(engine, 'grep', { q: 1 }, { result: i }).after!,
+    );
+    expect(decisions[4]!.findings.map((f) => f.axis)).toEqual(['repetition']);
+  });
+
+  it('ignoreArgs keys do not split a signature', () => {
+    const engine = engineWith({ tools: { http_get: { ignoreArgs: ['request_id', 'timeout'] } } });
+    const decisions = [1, 2, 3].map(
+      (i) =>
+        call(engine, 'http_get', { url: 'u', request_id: i, timeout: i }, { result: i }).after!,
+    );
+    expect(new Set(decisions.map((d) => d.signature)).size).toBe(1);
+    expect(decisions[2]!.action).toBe('nudge');
+  });
+});
+
+describe('appendNotice', () => {
+  const engine = engineWith();
+  call(engine, 'x', {}, { result: 1 });
+  call(engine, 'x', {}, { result: 2 });
+  const nudge = call(engine, 'x', {}, { result: 3 }).after!;
+
+  it('appends to strings, MCP content and arrays without touching the original', () => {
+    const mcp = { content: [{ type: 'text', text: 'hello' }], isError: false };
+    const out = appendNotice(mcp, nudge) as typeof mcp;
+    expect(out.content).toHaveLength(2);
+    expect(mcp.content).toHaveLength(1);
+    expect(out.content[0]).toBe(mcp.content[0]);
+    expect(appendNotice(['a'], nudge)).toEqual([
+      'a',
+      nudge.action !== 'allow' ? nudge.message : '',
+    ]);
+    expect(appendNotice({ n: 1 }, nudge)).toBe(
+      `{"n":1}\n\n${nudge.action !== 'allow' ? nudge.message : ''}`,
+    );
+    expect(appendNotice(undefined, nudge)).toContain('[loopguard]');
+  });
+
+  it('returns the result itself when the decision is allow', () => {
+    const result = { a: 1 };
+    const allow = call(engineWith(), 'y', {}).after!;
+    expect(appendNotice(result, allow)).toBe(result);
+  });
+});

@@ -1,0 +1,126 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ScopeMap } from '../src/scopes.js';
+import { call, engineWith } from './helpers.js';
+
+describe('scopes', () => {
+  it('keeps state per scope: two agents never share a streak', () => {
+    const engine = engineWith();
+    call(engine, 'grep', { q: 1 }, { scope: 'a', result: 1 });
+    call(engine, 'grep', { q: 1 }, { scope: 'b', result: 1 });
+    call(engine, 'grep', { q: 1 }, { scope: 'a', result: 2 });
+    const b = call(engine, 'grep', { q: 1 }, { scope: 'b', result: 2 }).after!;
+    expect(b.streak).toBe(2);
+    expect(b.scope).toBe('b');
+  });
+
+  it('evicts the least recently used scope first, one at a time', () => {
+    const engine = engineWith({ scopes: { max: 3 } });
+    for (const s of ['a', 'b', 'c']) call(engine, 'grep', { q: s }, { scope: s });
+    call(engine, 'grep', { q: 'a' }, { scope: 'a' }); // a is now the most recent
+    call(engine, 'grep', { q: 'd' }, { scope: 'd' }); // evicts b
+    expect(engine.scopeCount()).toBe(3);
+    expect(call(engine, 'grep', { q: 'a' }, { scope: 'a' }).after!.streak).toBe(3);
+    expect(call(engine, 'grep', { q: 'b' }, { scope: 'b' }).after!.streak).toBe(1);
+  });
+
+  it('drops scopes idle for longer than idleMs', () => {
+    let now = 0;
+    const engine = engineWith({
+      scopes: { idleMs: 1000 },
+      now: () => now,
+      guardrails: { hardStop: true },
+    });
+    for (let i = 0; i < 8; i++) call(engine, 'deploy', { v: 1 }, { scope: 'old' });
+    expect(engine.haltDecision('old')).toBeDefined();
+    now = 5000;
+    expect(engine.haltDecision('old')).toBeUndefined();
+    call(engine, 'grep', {}, { scope: 'new' });
+    expect(engine.scopeCount()).toBe(1);
+  });
+
+  it('stays bounded under a million distinct scopes', () => {
+    const engine = engineWith({ scopes: { max: 1000 } });
+    for (let i = 0; i < 1_000_000; i++) {
+      engine.beforeCall({ scope: `s${i}`, tool: 'grep', args: { i: 1 } });
+    }
+    expect(engine.scopeCount()).toBe(1000);
+  });
+
+  it('ScopeMap never holds more than max entries (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.nat(50), { maxLength: 300 }),
+        (max, keys) => {
+          const map = new ScopeMap<number>(max, Number.POSITIVE_INFINITY);
+          for (const k of keys) map.acquire(String(k), 0, () => k);
+          expect(map.size).toBeLessThanOrEqual(max);
+          const recent = [...new Set([...keys].reverse())].slice(0, max);
+          for (const k of recent) expect(map.peek(String(k), 0)).toBe(k);
+        },
+      ),
+    );
+  });
+
+  it('scopes are independent (property): interleaving never changes a scope`s decisions', () => {
+    const callArb = fc.record({
+      tool: fc.constantFrom('grep', 'bash', 'job_status'),
+      q: fc.nat(2),
+      ok: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(callArb, { maxLength: 40 }),
+        fc.array(callArb, { maxLength: 40 }),
+        (a, b) => {
+          const alone = engineWith({ guardrails: { hardStop: true } });
+          const soloActions = a.map((c) =>
+            call(alone, c.tool, { q: c.q }, { ok: c.ok, result: c.q }),
+          );
+          const mixed = engineWith({ guardrails: { hardStop: true } });
+          const mixedActions = [];
+          for (let i = 0; i < Math.max(a.length, b.length); i++) {
+            const ca = a[i];
+            const cb = b[i];
+            if (ca)
+              mixedActions.push(
+                call(mixed, ca.tool, { q: ca.q }, { ok: ca.ok, result: ca.q, scope: 'default' }),
+              );
+            if (cb) call(mixed, cb.tool, { q: cb.q }, { ok: cb.ok, result: cb.q, scope: 'other' });
+          }
+          const strip = (r: ReturnType<typeof call>) => [
+            r.before.action,
+            r.after?.action,
+            r.after?.streak,
+          ];
+          expect(mixedActions.map(strip)).toEqual(soloActions.map(strip));
+        },
+      ),
+    );
+  });
+});
+
+describe('streak arithmetic (property)', () => {
+  it('nudges exactly when the run length equals a threshold', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .uniqueArray(fc.integer({ min: 1, max: 30 }), { minLength: 0, maxLength: 5 })
+          .map((t) => t.sort((x, y) => x - y)),
+        fc.array(fc.integer({ min: 1, max: 12 }), { maxLength: 6 }),
+        (thresholds, runs) => {
+          const engine = engineWith({ nudge: { thresholds } });
+          runs.forEach((length, r) => {
+            for (let i = 1; i <= length; i++) {
+              const d = call(engine, 'tool_x', { run: r }, { result: i }).after!;
+              expect(d.streak).toBe(i);
+              const index = thresholds.indexOf(i);
+              expect(d.level).toBe(index >= 0 ? index + 1 : undefined);
+            }
+          });
+        },
+      ),
+    );
+  });
+});

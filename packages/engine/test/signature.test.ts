@@ -1,0 +1,100 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { argsHash, canonicalJson, signatureOf } from '../src/signature.js';
+
+const PYTHON = `
+import hashlib, json, sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    args = json.loads(line)
+    text = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    print(hashlib.sha256(text.encode()).hexdigest())
+`;
+
+// Keys within the Basic Multilingual Plane: there UTF-16 order (the contract) and Python's code
+// point order agree. Values may hold any character, astral ones included.
+const bmpKey = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0xd7ff }).map((c) => String.fromCharCode(c)),
+  maxLength: 6,
+});
+const jsonValue = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.string({ unit: 'grapheme' }),
+    fc
+      .string({ unit: 'binary' })
+      .filter((s) => !/[\uD800-\uDFFF]/.test(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''))),
+    fc.integer(),
+    fc.maxSafeInteger(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(bmpKey, tie('value'), { maxKeys: 5 }),
+  ),
+})).value;
+
+describe('argsHash', () => {
+  it('is the SHA-256 of canonical JSON (contract example)', () => {
+    expect(canonicalJson({ b: 1, a: [true, null, 'é\n"'] })).toBe(
+      '{"a":[true,null,"é\\n\\""],"b":1}',
+    );
+    expect(argsHash({})).toBe('44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');
+  });
+
+  it('parses JSON-string arguments, hashes other strings as strings, and missing args as {}', () => {
+    expect(argsHash('{"b":1,"a":2}')).toBe(argsHash({ a: 2, b: 1 }));
+    expect(argsHash('not json')).toBe(createHash('sha256').update('"not json"').digest('hex'));
+    expect(argsHash('{broken')).not.toBe(argsHash({}));
+    expect(argsHash(undefined)).toBe(argsHash({}));
+  });
+
+  it('drops ignored keys before hashing', () => {
+    expect(argsHash({ q: 'x', timeout: 5 }, ['timeout'])).toBe(argsHash({ q: 'x' }));
+    expect(argsHash({ q: 'x', timeout: 5 })).not.toBe(argsHash({ q: 'x' }));
+  });
+
+  it('handles non-JSON values the way JSON.stringify does, and cycles without throwing', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    expect(canonicalJson({ u: undefined, f: () => 1, d: new Date(0), arr: [undefined] })).toBe(
+      '{"arr":[null],"d":"1970-01-01T00:00:00.000Z"}',
+    );
+    expect(canonicalJson(cyclic)).toBe('{"a":1,"self":"[Circular]"}');
+  });
+
+  it('signature is tool:first 16 hex digits', () => {
+    expect(signatureOf('grep', { q: 1 })).toMatch(/^grep:[0-9a-f]{16}$/);
+    expect(signatureOf('grep', { q: 1 })).toBe(`grep:${argsHash({ q: 1 }).slice(0, 16)}`);
+  });
+
+  it('is independent of key order (property)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(bmpKey, jsonValue, { maxKeys: 8 }), (obj) => {
+        const reversed = Object.fromEntries(Object.entries(obj).reverse());
+        expect(argsHash(reversed)).toBe(argsHash(obj));
+        expect(argsHash(JSON.stringify(reversed))).toBe(argsHash(obj));
+      }),
+    );
+  });
+
+  it('matches Python json.dumps(sort_keys, compact, ensure_ascii=False) + sha256 on generated data', () => {
+    const samples = fc.sample(fc.dictionary(bmpKey, jsonValue, { maxKeys: 6 }), {
+      numRuns: 400,
+      seed: 42,
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-py-'));
+    const file = join(dir, 'args.jsonl');
+    writeFileSync(file, `${samples.map((s) => JSON.stringify(s)).join('\n')}\n`);
+    const script = join(dir, 'hash.py');
+    writeFileSync(script, PYTHON);
+    const python = execFileSync('python3', [script, file], { encoding: 'utf8' }).trim().split('\n');
+    expect(python).toHaveLength(samples.length);
+    for (const [i, sample] of samples.entries()) {
+      expect(argsHash(sample), JSON.stringify(sample)).toBe(python[i]);
+    }
+  });
+});

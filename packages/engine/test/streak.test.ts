@@ -1,0 +1,162 @@
+// Reference 000: the repeat-tool nudge.
+import { describe, expect, it } from 'vitest';
+import { appendNotice } from '../src/notice.js';
+import { call, engineWith } from './helpers.js';
+
+const GREP = { pattern: 'TODO', path: 'src' };
+
+function streakRun(
+  engine: ReturnType<typeof engineWith>,
+  n: number,
+  tool = 'grep',
+  args: unknown = GREP,
+) {
+  // A different result each time, so only the streak axis can speak.
+  return Array.from({ length: n }, (_, i) => call(engine, tool, args, { result: `r${i}` }).after!);
+}
+
+describe('streak nudge (reference 000)', () => {
+  it('nudges exactly at the 3rd, 5th and 8th identical call in a row', () => {
+    const decisions = streakRun(engineWith(), 10);
+    const nudged = decisions.flatMap((d, i) =>
+      d.findings.some((f) => f.axis === 'streak') ? [i + 1] : [],
+    );
+    expect(nudged).toEqual([3, 5, 8]);
+    expect(decisions.map((d) => d.streak)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(decisions[2]?.level).toBe(1);
+    expect(decisions[4]?.level).toBe(2);
+    expect(decisions[7]?.level).toBe(3);
+  });
+
+  it('escalates in tone: three distinct texts, each naming the tool', () => {
+    const decisions = streakRun(engineWith(), 8);
+    const texts = [2, 4, 7].map(
+      (i) => decisions[i]!.findings.find((f) => f.axis === 'streak')!.message,
+    );
+    expect(new Set(texts).size).toBe(3);
+    for (const text of texts) expect(text).toContain('grep');
+    expect(texts[2]).toMatch(/STOP/);
+  });
+
+  it('is advisory only: never blocks, even with hard stop on', () => {
+    const engine = engineWith({
+      guardrails: { hardStop: true },
+      tools: { grep: { kind: 'idempotent' } },
+    });
+    for (let i = 0; i < 20; i++) {
+      // different results each time: no no-progress block, only the streak axis
+      const before = engine.beforeCall({ tool: 'grep', args: GREP });
+      expect(before.action).toBe('allow');
+      const after = engine.afterCall({ tool: 'grep', args: GREP, result: `match ${i}` });
+      expect(['allow', 'nudge']).toContain(after.action);
+    }
+  });
+
+  it('appends the reminder to the result without rewriting it', () => {
+    const decisions = streakRun(engineWith(), 3);
+    const third = decisions[2]!;
+    const original = 'src/a.ts:1: TODO fix';
+    const shown = appendNotice(original, third);
+    expect(shown.startsWith(original)).toBe(true);
+    expect(shown).toContain(third.findings[0]!.message);
+  });
+
+  it('treats reordered JSON keys (and JSON-string arguments) as the same call', () => {
+    const engine = engineWith();
+    call(engine, 'grep', { pattern: 'TODO', path: 'src' }, { result: 1 });
+    call(engine, 'grep', { path: 'src', pattern: 'TODO' }, { result: 2 });
+    const third = call(engine, 'grep', '{"path":"src","pattern":"TODO"}', { result: 3 }).after!;
+    expect(third.streak).toBe(3);
+    expect(third.action).toBe('nudge');
+  });
+
+  it('resets on any different call in between', () => {
+    const engine = engineWith();
+    call(engine, 'grep', GREP, { result: 'a' });
+    call(engine, 'grep', GREP, { result: 'b' });
+    call(engine, 'read_file', { path: 'a' });
+    const next = streakRun(engine, 3);
+    expect(next.map((d) => d.streak)).toEqual([1, 2, 3]);
+    expect(next[2]!.action).toBe('nudge');
+  });
+
+  it('never nudges todo_write / todo_read', () => {
+    const engine = engineWith();
+    const decisions = [
+      ...streakRun(engine, 8, 'todo_read', {}),
+      ...streakRun(engine, 8, 'todo_write', { items: [] }),
+    ];
+    expect(decisions.flatMap((d) => d.findings.filter((f) => f.axis === 'streak'))).toEqual([]);
+  });
+
+  it('reads thresholds from the environment at call time', () => {
+    const env: Record<string, string | undefined> = {};
+    const engine = engineWith({ env });
+    const next = (i: number) => call(engine, 'grep', GREP, { result: i }).after!;
+    next(1);
+    env.LOOPGUARD_NUDGE_THRESHOLDS = '2,4';
+    expect(next(2).level).toBe(1);
+    expect(next(3).action).toBe('allow');
+    env.LOOPGUARD_NUDGE_THRESHOLDS = undefined;
+    env.CYBERINE_REPEAT_TOOL_THRESHOLDS = '4,9';
+    expect(next(4).level).toBe(1);
+  });
+
+  it('accepts any number of ascending thresholds', () => {
+    const engine = engineWith({ env: { LOOPGUARD_NUDGE_THRESHOLDS: '2, 3, 4, 6, 10' } });
+    const decisions = streakRun(engine, 12);
+    const levels = decisions.map((d) => d.level ?? 0);
+    expect(levels).toEqual([0, 1, 2, 3, 0, 4, 0, 0, 0, 5, 0, 0]);
+  });
+
+  it('is disabled by an empty string', () => {
+    const engine = engineWith({ env: { CYBERINE_REPEAT_TOOL_THRESHOLDS: '' } });
+    expect(streakRun(engine, 10).every((d) => d.action === 'allow')).toBe(true);
+  });
+
+  it.each([['5,3'], ['3,3,8'], ['0,2'], ['-1,4'], ['a,b'], ['2.5']])(
+    'falls back to the default on an invalid value %j, with one diagnostic',
+    (raw) => {
+      const messages: string[] = [];
+      const engine = engineWith({
+        env: { LOOPGUARD_NUDGE_THRESHOLDS: raw },
+        onDiagnostic: (m) => messages.push(m),
+      });
+      const nudged = streakRun(engine, 9).flatMap((d, i) => (d.action === 'nudge' ? [i + 1] : []));
+      expect(nudged).toEqual([3, 5, 8]);
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toContain('LOOPGUARD_NUDGE_THRESHOLDS');
+    },
+  );
+
+  it('the config object wins over the environment', () => {
+    const engine = engineWith({
+      env: { LOOPGUARD_NUDGE_THRESHOLDS: '2' },
+      nudge: { thresholds: '4' },
+    });
+    const nudged = streakRun(engine, 6).flatMap((d, i) => (d.action === 'nudge' ? [i + 1] : []));
+    expect(nudged).toEqual([4]);
+  });
+
+  it('honours nudge: false and nudge.exclude per tool', () => {
+    const engine = engineWith({ tools: { grep: { nudge: false } }, nudge: { exclude: ['glob'] } });
+    expect(streakRun(engine, 5, 'grep').some((d) => d.action === 'nudge')).toBe(false);
+    expect(streakRun(engine, 5, 'glob').some((d) => d.action === 'nudge')).toBe(false);
+    expect(streakRun(engine, 3, 'todo_read').some((d) => d.action === 'nudge')).toBe(true);
+  });
+
+  it('counts a blocked attempt in the streak', () => {
+    const engine = engineWith({
+      nudge: { thresholds: [9] },
+      guardrails: { hardStop: true },
+      tools: { deploy: { kind: 'mutating' } },
+    });
+    const run = [];
+    for (let i = 0; i < 9; i++) {
+      const { before, after } = call(engine, 'deploy', { env: 'prod' });
+      run.push(after ?? before);
+    }
+    expect(run[8]!.action).toBe('block');
+    expect(run[8]!.streak).toBe(9);
+  });
+});
