@@ -1,3 +1,10 @@
+export type {
+  McpCallToolParamsLike,
+  McpCallToolResultLike,
+  McpClientLike,
+  McpInstrumentOptions,
+} from './adapters/mcp.js';
+export { instrumentMcpClient, mcpResultAdapter, patchMcpClientClass } from './adapters/mcp.js';
 export type { GuardToolOptions } from './adapters/plain.js';
 export { guardTool } from './adapters/plain.js';
 export { defaultRedact } from './capture.js';

@@ -71,6 +71,7 @@ interface Call {
   started: number;
   haltBefore: Finding | undefined;
   before: AllowDecision | StopDecision;
+  ended?: boolean;
 }
 
 const RANK: Record<Action, number> = { allow: 0, nudge: 1, warn: 2, block: 3, halt: 4 };
@@ -97,10 +98,15 @@ function begin(state: TraceState, info: ToolCallInfo): Call {
     { kind: SpanKind.INTERNAL, attributes },
     parent,
   );
-  const started = performance.now();
-  const haltBefore = state.engine.haltDecision(scope);
-  const before = state.engine.beforeCall({ scope, tool: info.tool, args: info.args });
-  return { info, scope, span, ctx: trace.setSpan(parent, span), started, haltBefore, before };
+  try {
+    const started = performance.now();
+    const haltBefore = state.engine.haltDecision(scope);
+    const before = state.engine.beforeCall({ scope, tool: info.tool, args: info.args });
+    return { info, scope, span, ctx: trace.setSpan(parent, span), started, haltBefore, before };
+  } catch (error) {
+    span.end();
+    throw error;
+  }
 }
 
 function addFindings(span: Span, findings: readonly Finding[]): void {
@@ -205,6 +211,7 @@ function finish<T>(
     span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, captureValue(result, state.capture));
   }
   span.end();
+  call.ended = true;
   state.metrics.record({
     tool: call.info.tool,
     action,
@@ -219,7 +226,7 @@ function finish<T>(
 
 function endQuietly(call: Call | undefined): void {
   try {
-    call?.span.end();
+    if (call && !call.ended) call.span.end();
   } catch {
     // The span API failed too; nothing more to do.
   }

@@ -21,7 +21,7 @@ type CallTool = (params: McpCallToolParamsLike, ...rest: unknown[]) => Promise<u
 
 /** Anything with the MCP SDK Client's `callTool` method. */
 export interface McpClientLike {
-  callTool: CallTool;
+  callTool(params: McpCallToolParamsLike, ...rest: never[]): Promise<unknown>;
 }
 
 /** Options of `instrumentMcpClient` and `patchMcpClientClass`. */
@@ -86,7 +86,7 @@ export function instrumentMcpClient<C extends McpClientLike>(
   client: C,
   options: McpInstrumentOptions = {},
 ): C {
-  const original = client.callTool;
+  const original = client.callTool as CallTool;
   if (typeof original !== 'function' || isPatched(original)) return client;
   Object.defineProperty(client, 'callTool', {
     value: guarded(original, options),
@@ -105,7 +105,7 @@ export function patchMcpClientClass(
   options: McpInstrumentOptions = {},
 ): boolean {
   const proto = ClientClass?.prototype as McpClientLike | undefined;
-  const original = proto?.callTool;
+  const original = proto?.callTool as CallTool | undefined;
   if (!proto || typeof original !== 'function') return false;
   if (isPatched(original)) return true;
   Object.defineProperty(proto, 'callTool', {

@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveCapture } from '../src/capture.js';
+import { createGuard } from '../src/index.js';
+import { createTelemetry, type Telemetry } from './helpers/otel.js';
+
+let telemetry: Telemetry;
+afterEach(async () => {
+  await telemetry?.shutdown();
+});
+
+const quiet = { env: {}, configFile: false as const, onDiagnostic: () => {} };
+
+describe('capture', () => {
+  it('is off unless the GenAI content env var or the option turns it on', () => {
+    expect(resolveCapture(undefined, {}).enabled).toBe(false);
+    expect(
+      resolveCapture(undefined, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' })
+        .enabled,
+    ).toBe(true);
+    expect(
+      resolveCapture(false, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }).enabled,
+    ).toBe(false);
+    expect(resolveCapture({ enabled: true, maxLength: -3 }, {}).maxLength).toBe(4096);
+  });
+
+  it('records redacted, truncated arguments and results only when enabled', async () => {
+    telemetry = createTelemetry();
+    const providers = {
+      tracerProvider: telemetry.tracerProvider,
+      meterProvider: telemetry.meterProvider,
+    };
+    const off = createGuard({ ...providers, engine: quiet, capture: false });
+    await off.traceToolCall(
+      { tool: 'login', args: { user: 'ada', password: 'hunter2' } },
+      () => 'ok',
+    );
+    const on = createGuard({ ...providers, engine: quiet, capture: true });
+    await on.traceToolCall(
+      { tool: 'login', args: '{"user":"ada","auth":{"api_key":"sk-123"},"password":"hunter2"}' },
+      () => ({ session: 's1', token: 'abc' }),
+    );
+    const custom = createGuard({
+      ...providers,
+      engine: quiet,
+      capture: {
+        enabled: true,
+        maxLength: 20,
+        redact: (key, value) => (key === 'user' ? '***' : value),
+      },
+    });
+    await custom.traceToolCall({ tool: 'login', args: { user: 'ada', note: 'x'.repeat(50) } }, () =>
+      'y'.repeat(30),
+    );
+
+    const [plain, redacted, truncated] = telemetry.spans();
+    expect(plain?.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
+    expect(plain?.attributes['gen_ai.tool.call.result']).toBeUndefined();
+    expect(redacted?.attributes['gen_ai.tool.call.arguments']).toBe(
+      '{"user":"ada","auth":{"api_key":"[REDACTED]"},"password":"[REDACTED]"}',
+    );
+    const result = String(redacted?.attributes['gen_ai.tool.call.result']);
+    expect(result).toContain('"session":"s1"');
+    expect(result).toContain('"token":"[REDACTED]"');
+    expect(result).not.toContain('abc');
+    const args = String(truncated?.attributes['gen_ai.tool.call.arguments']);
+    expect(args).toHaveLength(20);
+    expect(args.startsWith('{"user":"***"')).toBe(true);
+    expect(args.endsWith('…')).toBe(true);
+    expect(truncated?.attributes['gen_ai.tool.call.result']).toBe(`${'y'.repeat(19)}…`);
+  });
+});

@@ -1,0 +1,69 @@
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  type MetricData,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+
+let contextManagerSet = false;
+
+/** Registers an AsyncLocalStorage context manager once per test process. */
+export function useAsyncContext(): void {
+  if (contextManagerSet) return;
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  contextManagerSet = true;
+}
+
+/** A real tracer and meter provider exporting to memory. */
+export interface Telemetry {
+  tracerProvider: BasicTracerProvider;
+  meterProvider: MeterProvider;
+  spans(): ReadableSpan[];
+  /** Collects and returns every metric stream by name. */
+  metrics(): Promise<Map<string, MetricData>>;
+  shutdown(): Promise<void>;
+}
+
+/** BasicTracerProvider + InMemorySpanExporter + SimpleSpanProcessor, MeterProvider + InMemoryMetricExporter. */
+export function createTelemetry(): Telemetry {
+  useAsyncContext();
+  const spanExporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor(spanExporter)],
+  });
+  const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({
+    exporter: metricExporter,
+    exportIntervalMillis: 3_600_000,
+  });
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  return {
+    tracerProvider,
+    meterProvider,
+    spans: () => spanExporter.getFinishedSpans(),
+    async metrics() {
+      metricExporter.reset();
+      await reader.forceFlush();
+      const out = new Map<string, MetricData>();
+      for (const resource of metricExporter.getMetrics()) {
+        for (const scope of resource.scopeMetrics) {
+          for (const metric of scope.metrics) out.set(metric.descriptor.name, metric);
+        }
+      }
+      return out;
+    },
+    async shutdown() {
+      await tracerProvider.shutdown();
+      await meterProvider.shutdown();
+    },
+  };
+}

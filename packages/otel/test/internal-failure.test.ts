@@ -1,0 +1,107 @@
+import type { Engine } from '@loopguard/engine';
+import { type DiagLogger, DiagLogLevel, diag } from '@opentelemetry/api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createGuard, guardTool } from '../src/index.js';
+import { createTelemetry, type Telemetry } from './helpers/otel.js';
+
+let telemetry: Telemetry;
+let warnings: unknown[][];
+
+beforeEach(() => {
+  warnings = [];
+  const logger: DiagLogger = {
+    error: () => {},
+    warn: (...args: unknown[]) => warnings.push(args),
+    info: () => {},
+    debug: () => {},
+    verbose: () => {},
+  };
+  diag.setLogger(logger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+});
+
+afterEach(async () => {
+  diag.disable();
+  await telemetry?.shutdown();
+});
+
+function brokenEngine(where: 'beforeCall' | 'afterCall' | 'haltDecision'): Engine {
+  const fail = () => {
+    throw new Error(`engine ${where} exploded`);
+  };
+  const allow = (call: { tool: string; scope?: string }) => ({
+    action: 'allow' as const,
+    scope: call.scope ?? 'default',
+    tool: call.tool,
+    signature: `${call.tool}:0000000000000000`,
+    argsHash: '0'.repeat(64),
+    streak: 1,
+    count: 1,
+    findings: [],
+  });
+  return {
+    beforeCall: where === 'beforeCall' ? fail : allow,
+    afterCall: where === 'afterCall' ? fail : allow,
+    haltDecision: where === 'haltDecision' ? fail : () => undefined,
+    resetScope: () => {},
+    scopeCount: () => 0,
+    config: undefined as unknown as Engine['config'],
+  };
+}
+
+describe('internal failures never reach the host', () => {
+  for (const where of ['beforeCall', 'afterCall', 'haltDecision'] as const) {
+    it(`a throwing ${where} runs the tool exactly once, returns its result and warns once`, async () => {
+      telemetry = createTelemetry();
+      const guard = createGuard({
+        engine: brokenEngine(where),
+        tracerProvider: telemetry.tracerProvider,
+        meterProvider: telemetry.meterProvider,
+      });
+      let runs = 0;
+      const result = { rows: [1, 2] };
+      const tool = guardTool(
+        'query',
+        (sql: string) => {
+          runs++;
+          return sql === 'select' ? result : null;
+        },
+        { guard },
+      );
+      expect(await tool('select')).toBe(result);
+      expect(await tool('select')).toBe(result);
+      expect(runs).toBe(2);
+      const failure = new RangeError('tool failed');
+      const failing = guard.wrap('query', () => {
+        throw failure;
+      });
+      await expect(failing()).rejects.toBe(failure);
+      expect(warnings).toHaveLength(1);
+      expect(String(warnings[0]?.[0])).toContain('loopguard');
+      expect(String(warnings[0]?.[1])).toContain(`engine ${where} exploded`);
+      // every span that was started is ended
+      expect(telemetry.spans()).toHaveLength(3);
+    });
+  }
+
+  it('a broken result adapter falls back to the tool result', async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({
+      engine: { env: {}, configFile: false, onDiagnostic: () => {} },
+      tracerProvider: telemetry.tracerProvider,
+    });
+    const adapter = {
+      blocked: () => 'blocked',
+      appendNotice: (): string => {
+        throw new Error('adapter exploded');
+      },
+    };
+    const outputs: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      outputs.push(
+        await guard.traceToolCall({ tool: 'x', args: {}, scope: 's' }, () => `r${i}`, adapter),
+      );
+    }
+    expect(outputs).toEqual(['r0', 'r1', 'r2']);
+    expect(warnings).toHaveLength(1);
+  });
+});

@@ -1,0 +1,200 @@
+import { argsHash, signatureOf } from '@loopguard/engine';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGuard, type GuardOptions, LoopHaltError } from '../src/index.js';
+import { createTelemetry, type Telemetry } from './helpers/otel.js';
+
+let telemetry: Telemetry;
+
+afterEach(async () => {
+  await telemetry?.shutdown();
+});
+
+function setup(options: GuardOptions = {}) {
+  telemetry = createTelemetry();
+  return createGuard({
+    tracerProvider: telemetry.tracerProvider,
+    meterProvider: telemetry.meterProvider,
+    ...options,
+  });
+}
+
+const quiet = { env: {}, configFile: false as const, onDiagnostic: () => {} };
+
+describe('traceToolCall', () => {
+  it('records one execute_tool span per call with the contract attributes and nudges at 3, 5 and 8', async () => {
+    const guard = setup({
+      engine: { ...quiet, tools: { lookup_user: { kind: 'idempotent' } } },
+      agentName: 'support-bot',
+    });
+    const args = { id: 42, fields: ['name'] };
+    const results: string[] = [];
+    for (let i = 1; i <= 9; i++) {
+      results.push(
+        await guard.traceToolCall(
+          { tool: 'lookup_user', args, scope: 'run-1', callId: `call-${i}`, toolType: 'function' },
+          () => `user 42 (attempt ${i})`,
+        ),
+      );
+    }
+    const spans = telemetry.spans();
+    expect(spans).toHaveLength(9);
+    const nudged = [3, 5, 8];
+    spans.forEach((span, index) => {
+      const n = index + 1;
+      expect(span.name).toBe('execute_tool lookup_user');
+      expect(span.kind).toBe(SpanKind.INTERNAL);
+      expect(span.attributes).toMatchObject({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'lookup_user',
+        'gen_ai.tool.call.id': `call-${n}`,
+        'gen_ai.tool.type': 'function',
+        'gen_ai.agent.name': 'support-bot',
+        'loopguard.signature': signatureOf('lookup_user', args),
+        'loopguard.args_hash': argsHash(args),
+        'loopguard.scope': 'run-1',
+        'loopguard.streak': n,
+        'loopguard.count': n,
+        'loopguard.outcome': 'ok',
+      });
+      expect(span.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
+      const level = nudged.indexOf(n) + 1;
+      if (level > 0) {
+        expect(span.attributes['loopguard.action']).toBe('nudge');
+        expect(span.attributes['loopguard.axis']).toBe('streak');
+        expect(span.attributes['loopguard.nudge.level']).toBe(level);
+        expect(span.events.map((e) => e.name)).toEqual(['loopguard.nudge']);
+        expect(span.events[0]?.attributes).toMatchObject({
+          'loopguard.axis': 'streak',
+          'loopguard.threshold': n,
+          'loopguard.count': n,
+        });
+        const message = span.events[0]?.attributes?.['loopguard.message'];
+        expect(typeof message).toBe('string');
+        expect(results[index]).toBe(`user 42 (attempt ${n})\n\n${message}`);
+      } else {
+        expect(span.attributes['loopguard.action']).toBe('allow');
+        expect(span.attributes['loopguard.axis']).toBeUndefined();
+        expect(span.attributes['loopguard.nudge.level']).toBeUndefined();
+        expect(span.events).toHaveLength(0);
+        expect(results[index]).toBe(`user 42 (attempt ${n})`);
+      }
+      expect(span.status.code).not.toBe(SpanStatusCode.ERROR);
+    });
+  });
+
+  it('re-throws tool errors unchanged and records them as error outcomes', async () => {
+    const guard = setup({ engine: quiet });
+    class NotFoundError extends Error {}
+    const failure = new NotFoundError('no such file');
+    await expect(
+      guard.traceToolCall({ tool: 'open_thing', args: { path: '/x' }, scope: 's' }, () => {
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    await expect(
+      guard.traceToolCall({ tool: 'open_thing', args: { path: '/x' }, scope: 's' }, async () => {
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    const [first, second] = telemetry.spans();
+    expect(first?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(first?.attributes['error.type']).toBe('NotFoundError');
+    expect(first?.attributes['loopguard.outcome']).toBe('error');
+    expect(first?.events.map((e) => e.name)).toEqual(['exception']);
+    // second identical failure: exact_failure warns from 2
+    expect(second?.attributes['loopguard.action']).toBe('warn');
+    expect(second?.attributes['loopguard.axis']).toBe('exact_failure');
+    expect(second?.events.map((e) => e.name)).toContain('loopguard.warn');
+  });
+
+  it('runs the tool inside its span so nested spans become children', async () => {
+    const guard = setup({ engine: quiet });
+    const tracer = telemetry.tracerProvider.getTracer('test');
+    await guard.traceToolCall({ tool: 'http_get', args: { url: 'u' }, scope: 's' }, async () => {
+      await Promise.resolve();
+      tracer.startSpan('GET').end();
+      return 'ok';
+    });
+    const [child, parent] = telemetry.spans();
+    expect(child?.name).toBe('GET');
+    expect(parent?.name).toBe('execute_tool http_get');
+    expect(child?.parentSpanContext?.spanId).toBe(parent?.spanContext().spanId);
+  });
+
+  it('hard stop: throws LoopHaltError when a call halts the scope, then blocks without running', async () => {
+    const guard = setup({
+      engine: {
+        ...quiet,
+        guardrails: {
+          hardStop: true,
+          warnAfter: { repetition: 2 },
+          hardStopAfter: { repetition: 3 },
+        },
+      },
+    });
+    let runs = 0;
+    const call = () =>
+      guard.traceToolCall({ tool: 'create_ticket', args: { title: 't' }, scope: 'r' }, () => {
+        runs++;
+        return `ticket ${runs}`;
+      });
+    expect(await call()).toBe('ticket 1');
+    expect(await call()).toMatch(/^ticket 2\n\n\[loopguard\]/);
+    const halt = await call().catch((error: unknown) => error);
+    expect(halt).toBeInstanceOf(LoopHaltError);
+    expect((halt as LoopHaltError).scope).toBe('r');
+    expect((halt as LoopHaltError).finding.axis).toBe('repetition');
+    expect(runs).toBe(3);
+    const blocked = await call();
+    expect(runs).toBe(3);
+    expect(blocked).toMatch(/^\[loopguard\] Blocked/);
+
+    const spans = telemetry.spans();
+    expect(spans).toHaveLength(4);
+    expect(spans[2]?.attributes).toMatchObject({
+      'loopguard.action': 'block',
+      'loopguard.axis': 'repetition',
+      'loopguard.outcome': 'ok',
+    });
+    expect(spans[2]?.events.map((e) => e.name)).toContain('loopguard.block');
+    expect(spans[3]?.attributes).toMatchObject({
+      'loopguard.outcome': 'blocked',
+      'error.type': 'loopguard.blocked',
+    });
+    expect(spans[3]?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(spans[3]?.events.map((e) => e.name)).toEqual(['loopguard.block']);
+  });
+
+  it("onHalt 'return' returns the halt message instead of throwing", async () => {
+    const guard = setup({
+      engine: { ...quiet, guardrails: { hardStop: true, hardStopAfter: { repetition: 2 } } },
+      onHalt: 'return',
+    });
+    const call = () =>
+      guard.traceToolCall(
+        { tool: 'create_ticket', args: { title: 't' }, scope: 'r' },
+        () => 'done',
+      );
+    expect(await call()).toBe('done');
+    const final = await call();
+    expect(final).toMatch(/^\[loopguard\]/);
+    expect(final).not.toContain('done');
+    expect(guard.engine.haltDecision('r')?.axis).toBe('repetition');
+  });
+
+  it('wrap() guards a plain function and passes this and arguments through', async () => {
+    const guard = setup({ engine: quiet });
+    const target = {
+      prefix: 'hello',
+      greet(name: string) {
+        return `${this.prefix} ${name}`;
+      },
+    };
+    const greet = guard.wrap('greet', target.greet, { scope: (name) => `user:${name}` });
+    expect(await greet.call(target, 'ada')).toBe('hello ada');
+    const [span] = telemetry.spans();
+    expect(span?.attributes['loopguard.scope']).toBe('user:ada');
+    expect(span?.attributes['loopguard.args_hash']).toBe(argsHash('ada'));
+  });
+});
