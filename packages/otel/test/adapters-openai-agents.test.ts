@@ -1,0 +1,220 @@
+import {
+  Agent,
+  type AgentInputItem,
+  run,
+  setTracingDisabled,
+  ToolCallError,
+  tool,
+} from '@openai/agents';
+import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  AGENTS_DEFAULT_TOOL_ERROR,
+  guardAgentsTool,
+  patchOpenAIAgents,
+} from '../src/adapters/openai-agents.js';
+import { createGuard, type GuardOptions, LoopHaltError } from '../src/index.js';
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+function guardWith(options: Partial<GuardOptions> & { hardStop?: boolean } = {}) {
+  const { hardStop = false, ...rest } = options;
+  return createGuard({
+    tracerProvider: provider,
+    engine: { configFile: false, env: {}, guardrails: { hardStop } },
+    ...rest,
+  });
+}
+
+/** A model that calls `name` with the same arguments `calls` times, then answers. */
+function loopingModel(name: string, args: Record<string, unknown>, calls: number) {
+  const steps = Array.from({ length: calls }, (_, i) => [
+    functionCall(name, args, { callId: `call-${i + 1}` }),
+  ]);
+  return new ScriptedModel([...steps, [assistantMessage('done')]]);
+}
+
+/** The tool outputs the model was sent, by call id (from every request it received). */
+function outputsSeen(model: ScriptedModel): Map<string, string> {
+  const seen = new Map<string, string>();
+  for (const call of model.calls) {
+    const input = call.request.input;
+    if (typeof input === 'string') continue;
+    for (const item of input as AgentInputItem[]) {
+      if (item.type !== 'function_call_result') continue;
+      const output = item.output;
+      seen.set(
+        item.callId,
+        typeof output === 'string' ? output : 'text' in output ? String(output.text) : '',
+      );
+    }
+  }
+  return seen;
+}
+
+function spansOf(name: string): ReadableSpan[] {
+  return exporter
+    .getFinishedSpans()
+    .filter((s) => s.name === `execute_tool ${name}`)
+    .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+}
+
+const grepTool = (onCall?: () => void) =>
+  tool({
+    name: 'grep',
+    description: 'search files',
+    parameters: z.object({ pattern: z.string(), path: z.string() }),
+    execute: async ({ pattern }) => {
+      onCall?.();
+      return `src/a.ts:1: ${pattern} fix me`;
+    },
+  });
+
+beforeAll(() => setTracingDisabled(true));
+afterEach(() => exporter.reset());
+
+describe('guardAgentsTool with Agent + run and a scripted model', () => {
+  it('traces each call and appends nudges and warnings to the outputs the model reads', async () => {
+    const guard = guardWith();
+    const model = loopingModel('grep', { pattern: 'TODO', path: 'src' }, 6);
+    const agent = new Agent({
+      name: 'finder',
+      instructions: 'find',
+      model,
+      tools: [guardAgentsTool(grepTool(), { guard })],
+    });
+    const result = await run(agent, 'find the TODOs', { maxTurns: 10 });
+    expect(result.finalOutput).toBe('done');
+    const spans = spansOf('grep');
+    expect(spans).toHaveLength(6);
+    const seen = outputsSeen(model);
+    const scopes = new Set(spans.map((s) => s.attributes['loopguard.scope']));
+    expect(scopes.size).toBe(1);
+    expect(String([...scopes][0])).toMatch(/^openai-agents:/);
+    for (const [i, span] of spans.entries()) {
+      const callId = `call-${i + 1}`;
+      expect(span.attributes['gen_ai.tool.call.id']).toBe(callId);
+      expect(span.attributes['loopguard.streak']).toBe(i + 1);
+      const text = seen.get(callId) ?? '';
+      expect(text.startsWith('src/a.ts:1: TODO fix me')).toBe(true);
+      expect(text.includes('[loopguard]')).toBe(span.attributes['loopguard.action'] !== 'allow');
+    }
+    expect(spans[2]?.events.map((e) => e.name)).toContain('loopguard.nudge');
+
+    // a second run gets its own scope: the streak starts again
+    const again = loopingModel('grep', { pattern: 'TODO', path: 'src' }, 1);
+    await run(agent.clone({ model: again }), 'again', { maxTurns: 3 });
+    const last = spansOf('grep').at(-1)!;
+    expect(last.attributes['loopguard.streak']).toBe(1);
+    expect(last.attributes['loopguard.scope']).not.toBe([...scopes][0]);
+  });
+
+  it('counts the default error output of a throwing tool as a failure', async () => {
+    const guard = guardWith();
+    const failing = tool({
+      name: 'bash',
+      description: 'run',
+      parameters: z.object({ cmd: z.string() }),
+      execute: async (): Promise<string> => {
+        throw new Error('exit 1');
+      },
+    });
+    const model = loopingModel('bash', { cmd: 'make' }, 3);
+    const agent = new Agent({
+      name: 'builder',
+      model,
+      tools: [guardAgentsTool(failing, { guard, scope: 'fail' })],
+    });
+    await run(agent, 'build', { maxTurns: 5 });
+    const spans = spansOf('bash');
+    expect(spans.map((s) => s.attributes['loopguard.outcome'])).toEqual([
+      'error',
+      'error',
+      'error',
+    ]);
+    expect(spans[1]?.attributes['loopguard.axis']).toBe('exact_failure');
+    expect(outputsSeen(model).get('call-2')).toContain(AGENTS_DEFAULT_TOOL_ERROR);
+  });
+
+  it('with hard stop on, the halting call ends the run with LoopHaltError', async () => {
+    const guard = guardWith({ hardStop: true });
+    let executed = 0;
+    const model = loopingModel('grep', { pattern: 'TODO', path: 'src' }, 12);
+    const agent = new Agent({
+      name: 'finder',
+      model,
+      tools: [
+        guardAgentsTool(
+          grepTool(() => (executed += 1)),
+          { guard, scope: 'halt' },
+        ),
+      ],
+    });
+    const failure = await run(agent, 'find', { maxTurns: 20 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // the SDK wraps what a tool's invoke throws in ToolCallError (`.error`) and rejects the run
+    expect(failure).toBeInstanceOf(ToolCallError);
+    expect((failure as ToolCallError).error).toBeInstanceOf(LoopHaltError);
+    const spans = spansOf('grep');
+    expect(spans.length).toBe(executed);
+    expect(spans.length).toBeLessThan(12);
+    expect(['block', 'halt']).toContain(spans.at(-1)?.attributes['loopguard.action']);
+    expect(guard.engine.haltDecision('halt')).toBeDefined();
+  });
+
+  it("with onHalt 'return', blocked calls return the reason to the model and never run", async () => {
+    const guard = guardWith({ hardStop: true, onHalt: 'return' });
+    let executed = 0;
+    const model = loopingModel('grep', { pattern: 'TODO', path: 'src' }, 8);
+    const agent = new Agent({
+      name: 'finder',
+      model,
+      tools: [
+        guardAgentsTool(
+          grepTool(() => (executed += 1)),
+          { guard, scope: 'blocked' },
+        ),
+      ],
+    });
+    const result = await run(agent, 'find', { maxTurns: 12 });
+    expect(result.finalOutput).toBe('done');
+    const spans = spansOf('grep');
+    const blocked = spans.filter((s) => s.attributes['loopguard.outcome'] === 'blocked');
+    expect(blocked.length).toBeGreaterThan(0);
+    expect(executed).toBe(8 - blocked.length);
+    expect(blocked.every((s) => s.attributes['error.type'] === 'loopguard.blocked')).toBe(true);
+    expect(outputsSeen(model).get('call-8')).toMatch(/^\[loopguard\]/);
+  });
+
+  it('patchOpenAIAgents guards every tool the patched factory creates, once', async () => {
+    const guard = guardWith();
+    const mod: Record<string, unknown> = { tool };
+    expect(patchOpenAIAgents(mod, { guard, scope: 'patched' })).toBe(true);
+    const patchedTool = mod.tool;
+    expect(patchOpenAIAgents(mod, { guard })).toBe(true);
+    expect(mod.tool).toBe(patchedTool);
+    const created = (mod.tool as typeof tool)({
+      name: 'grep',
+      description: 'search',
+      parameters: z.object({ pattern: z.string(), path: z.string() }),
+      execute: async () => 'hit',
+    });
+    expect(guardAgentsTool(created, { guard })).toBe(created);
+    const model = loopingModel('grep', { pattern: 'x', path: '.' }, 2);
+    await run(new Agent({ name: 'p', model, tools: [created] }), 'go', { maxTurns: 4 });
+    expect(spansOf('grep').map((s) => s.attributes['loopguard.scope'])).toEqual([
+      'patched',
+      'patched',
+    ]);
+  });
+});
