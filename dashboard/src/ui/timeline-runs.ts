@@ -23,13 +23,13 @@ export interface Run {
 }
 
 /** Groups calls in time order into runs of the same signature. */
-export function groupRuns(calls: readonly TimelineCall[], offset = 0): Run[] {
+export function groupRuns(calls: readonly TimelineCall[]): Run[] {
   const runs: Run[] = [];
   let current: Run | undefined;
   calls.forEach((call, i) => {
     if (!current || current.signature !== call.signature) {
       current = {
-        first: offset + i,
+        first: i,
         calls: [],
         tool: call.tool,
         signature: call.signature,

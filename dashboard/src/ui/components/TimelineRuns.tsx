@@ -20,15 +20,13 @@ function markers(run: Run): { index: number; call: TimelineCall }[] {
 function RunRow(props: {
   run: Run;
   total: number;
-  offset: number;
   selected: number | null;
   onSelect: (index: number) => void;
 }) {
-  const { run, total, offset, selected, onSelect } = props;
+  const { run, total, selected, onSelect } = props;
   const n = run.calls.length;
-  const local = run.first - offset;
-  const isSelected = selected !== null && selected >= local && selected < local + n;
-  const left = (local / total) * 100;
+  const isSelected = selected !== null && selected >= run.first && selected < run.first + n;
+  const left = (run.first / total) * 100;
   const width = (n / total) * 100;
   const last = run.first + n;
   const marks = markers(run);
@@ -49,7 +47,7 @@ function RunRow(props: {
           style={{ left: `${left}%`, width: `max(6px, ${width}%)` }}
           aria-label={`${run.tool} ×${n}, streak ${run.streak}, ${run.worst}`}
           data-testid="streak-bar"
-          onClick={() => onSelect(local + Math.max(0, strongest))}
+          onClick={() => onSelect(run.first + Math.max(0, strongest))}
         />
         {marks.map(({ index, call }) => (
           <button
@@ -60,7 +58,7 @@ function RunRow(props: {
             title={`${call.action}${call.level ? ` level ${call.level}` : ''}${call.axis ? ` (${call.axis})` : ''} at call #${run.first + index + 1}`}
             aria-label={`${call.action} at call ${run.first + index + 1}`}
             data-testid={`marker-${call.action}`}
-            onClick={() => onSelect(local + index)}
+            onClick={() => onSelect(run.first + index)}
           />
         ))}
         {n > 1 && (
@@ -84,9 +82,8 @@ function RunRow(props: {
 /** The session's calls in order: one row per run of identical calls, bar length = calls. */
 export function TimelineRuns(props: {
   runs: Run[];
-  /** Calls on this page (the x axis spans them). */
+  /** Calls shown (the x axis spans them). */
   total: number;
-  offset: number;
   selected: number | null;
   onSelect: (index: number) => void;
 }) {

@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** dashboard/ */
+export const DASHBOARD_DIR = fileURLToPath(new URL('../..', import.meta.url));
+/** dashboard/dist/ui, the built UI the server serves. */
+export const UI_DIR = join(DASHBOARD_DIR, 'dist', 'ui');
+/** Where the test saves screenshots (gitignored). */
+export const SCREENSHOT_DIR = fileURLToPath(new URL('./screenshots', import.meta.url));
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Runs `vite build` when dist/ui is missing or older than a file in src/ui or vite.config.ts. */
+export function buildUiIfStale(): void {
+  const index = join(UI_DIR, 'index.html');
+  const sources = Math.max(
+    newestMtime(join(DASHBOARD_DIR, 'src', 'ui')),
+    statSync(join(DASHBOARD_DIR, 'vite.config.ts')).mtimeMs,
+  );
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
+  execFileSync('pnpm', ['exec', 'vite', 'build', '--logLevel', 'warn'], {
+    cwd: DASHBOARD_DIR,
+    stdio: 'inherit',
+  });
+}
+
+/** Launches the system Chromium headless (never downloads a browser). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+    ],
+  });
+}
+
+/** Saves a full-page screenshot as screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+/** Formats an integer the way the UI does ("1,234"). */
+export const fmtInt = (n: number) => new Intl.NumberFormat('en-US').format(n);

@@ -1,0 +1,229 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard } from '../../src/server/index.js';
+import {
+  buildUiIfStale,
+  fmtInt,
+  launchChromium,
+  SCREENSHOT_DIR,
+  screenshot,
+  UI_DIR,
+} from './harness.js';
+import { expectedTotals, SESSIONS, seed, signatureOf, XSS_VALUE } from './seed.js';
+
+type Dashboard = Awaited<ReturnType<typeof startDashboard>>;
+
+const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000, interval: 100 });
+
+describe('dashboard UI in Chromium', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'loopguard-ui-'));
+  const expected = expectedTotals(SESSIONS);
+  const grepSignature = signatureOf('grep', { pattern: 'TODO', path: 'src' });
+  let dash: Dashboard;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const hash = () => new URL(page.url()).hash;
+
+  beforeAll(async () => {
+    buildUiIfStale();
+    dash = await startDashboard({ port: 0, db: join(dir, 'ui.duckdb'), uiDir: UI_DIR });
+    await seed(dash.url, SESSIONS, Date.now() - 5 * 60_000);
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    page = await context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') pageErrors.push(msg.text());
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await dash?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('overview shows the seeded totals as cards and the decisions chart', async () => {
+    await page.goto(`${dash.url}/#/overview`);
+    const card = (key: string) => page.getByTestId(`summary-${key}`).textContent();
+    await poll(() => card('calls')).toBe(fmtInt(expected.calls));
+    expect(await card('sessions')).toBe(fmtInt(expected.sessions));
+    expect(await card('nudges')).toBe(fmtInt(expected.nudges));
+    expect(await card('warns')).toBe(fmtInt(expected.warns));
+    expect(await card('blocks')).toBe(fmtInt(expected.blocks));
+    expect(await card('halts')).toBe(fmtInt(expected.halts));
+    expect(await card('spans')).toBe(fmtInt(expected.spans));
+    const chart = page.getByTestId('decisions-chart');
+    await chart.locator('canvas').first().waitFor();
+    const legend = await chart.locator('.u-legend').textContent();
+    for (const action of ['allow', 'nudge', 'warn', 'block', 'halt'])
+      expect(legend).toContain(action);
+    expect(await page.locator('.top-list li').first().textContent()).toContain(grepSignature);
+    await screenshot(page, 'overview');
+  });
+
+  it('hotspots table sorts, filters and opens the sessions of a signature', async () => {
+    await page.getByRole('link', { name: 'Hotspots', exact: true }).click();
+    const rows = page.locator('table.data-table tbody tr');
+    await poll(() => rows.first().textContent()).toContain(grepSignature);
+    const grepRow = rows.filter({ hasText: grepSignature });
+    const cells = await grepRow.locator('td').allTextContents();
+    // tool, signature, service, calls, longest streak, nudges, warns, blocks, halts, sessions
+    expect(cells.slice(0, 10)).toEqual([
+      'grep',
+      grepSignature,
+      'demo-agent',
+      '9',
+      '9',
+      '1',
+      '3',
+      '2',
+      '0',
+      '1',
+    ]);
+    await screenshot(page, 'hotspots');
+
+    const streakHeader = page.locator('th', { hasText: 'Longest streak' });
+    await streakHeader.getByRole('button').click();
+    await poll(() => streakHeader.getAttribute('aria-sort')).toBe('descending');
+    await streakHeader.getByRole('button').click();
+    await poll(() => streakHeader.getAttribute('aria-sort')).toBe('ascending');
+    await poll(() => rows.first().locator('td').nth(4).textContent()).toBe('1');
+
+    await page.getByLabel('tool', { exact: true }).selectOption('bash');
+    await poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain(signatureOf('bash', { cmd: 'npm test' }));
+    await page.getByLabel('tool', { exact: true }).selectOption('');
+    await poll(() => rows.count()).toBeGreaterThan(1);
+
+    await rows.filter({ hasText: grepSignature }).locator('td').first().click();
+    await poll(() => hash()).toBe(`#/sessions?signature=${encodeURIComponent(grepSignature)}`);
+    await poll(() => rows.count()).toBe(1);
+    const sessionRow = rows.first();
+    expect(await sessionRow.textContent()).toContain('run-grep-loop');
+    expect(await sessionRow.locator('.badge').allTextContents()).toEqual([
+      'halted',
+      'blocked',
+      'warned',
+      'nudged',
+    ]);
+  });
+
+  it('session timeline draws the streak as one bar with its count and markers', async () => {
+    await page.getByRole('link', { name: 'run-grep-loop' }).click();
+    await poll(() => hash()).toBe('#/sessions/run-grep-loop');
+    const runs = page.getByTestId('run');
+    await poll(() => runs.count()).toBe(2);
+    expect(await page.getByTestId('session-calls').textContent()).toBe('10');
+    const loop = runs.nth(1);
+    expect(await loop.getByTestId('streak-count').textContent()).toBe('×9');
+    expect(await loop.locator('.run-index').textContent()).toBe('#2–10');
+    expect(await loop.getByTestId('marker-nudge').count()).toBe(1);
+    expect(await loop.getByTestId('marker-warn').count()).toBe(1);
+    expect(await loop.getByTestId('marker-block').count()).toBe(1);
+    expect(await runs.nth(0).getByTestId('streak-count').count()).toBe(0);
+
+    await loop.getByTestId('streak-bar').click();
+    const details = page.getByTestId('span-details');
+    await details.waitFor();
+    expect(await details.locator('h2').textContent()).toContain('Call #9');
+    expect(await details.textContent()).toContain('loopguard.block');
+
+    await loop.getByTestId('marker-nudge').click();
+    await poll(() => details.locator('h2').textContent()).toContain('Call #4');
+    const attrs = details.getByRole('table', { name: 'Span attributes' });
+    expect(
+      await attrs.locator('tr', { hasText: 'loopguard.streak' }).locator('td').textContent(),
+    ).toBe('3');
+    expect(
+      await attrs.locator('tr', { hasText: 'loopguard.signature' }).locator('td').textContent(),
+    ).toBe(grepSignature);
+    expect(await details.locator('.event-name').allTextContents()).toEqual(['loopguard.nudge']);
+    await screenshot(page, 'session-timeline');
+  });
+
+  it('renders an attribute value holding HTML as text, never as markup', async () => {
+    await page.goto(`${dash.url}/#/sessions/run-xss`);
+    await page.getByTestId('streak-bar').first().click();
+    const details = page.getByTestId('span-details');
+    await details.waitFor();
+    for (let i = 0; i < 2; i++) await details.getByRole('button', { name: '‹ prev' }).click();
+    const cell = details
+      .getByRole('table', { name: 'Span attributes' })
+      .locator('tr', { hasText: 'gen_ai.tool.call.arguments' })
+      .locator('td');
+    await poll(() => cell.textContent()).toBe(XSS_VALUE);
+    expect(await cell.innerHTML()).not.toContain('<img');
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    await screenshot(page, 'span-details-xss');
+  });
+
+  it('sessions page badges, action filter and search', async () => {
+    await page.goto(`${dash.url}/#/sessions`);
+    const rows = page.locator('table.data-table tbody tr');
+    await poll(() => rows.count()).toBe(SESSIONS.length);
+    await screenshot(page, 'sessions');
+    await page.getByLabel('action', { exact: true }).selectOption('halt');
+    await poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain('run-failing-tests');
+    expect(await rows.first().locator('.badge').first().textContent()).toBe('halted');
+    await page.getByLabel('action', { exact: true }).selectOption('');
+    await page.getByLabel('search', { exact: true }).fill('chat-4');
+    await poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain('chat-42');
+    await page.getByRole('button', { name: 'clear filters' }).click();
+    await poll(() => rows.count()).toBe(SESSIONS.length);
+  });
+
+  it('a custom range before the data shows the empty state with set-up instructions', async () => {
+    await page.goto(`${dash.url}/#/overview`);
+    await page.getByTestId('summary-calls').waitFor();
+    await page.getByRole('button', { name: 'custom' }).click();
+    await page.getByLabel('from').fill('2020-01-01T00:00');
+    await page.getByLabel('to').fill('2020-01-02T00:00');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const empty = page.getByRole('region', { name: 'No data' });
+    await empty.waitFor();
+    expect(await empty.textContent()).toContain('node --import @loopguard/otel/register app.mjs');
+    expect(await empty.textContent()).toContain(
+      'OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318',
+    );
+    await screenshot(page, 'empty-state');
+    await page.getByRole('button', { name: '24h', exact: true }).click();
+    await poll(() => page.getByTestId('summary-calls').textContent()).toBe(fmtInt(expected.calls));
+  });
+
+  it('live refresh picks up new spans, and pausing stops it', async () => {
+    const sessions = page.getByTestId('summary-sessions');
+    const extra = (scope: string) => [
+      {
+        service: 'demo-agent',
+        scope,
+        calls: [{ tool: 'ls', args: { dir: scope }, action: 'allow' as const }],
+      },
+    ];
+    await seed(dash.url, extra('live-1'), Date.now() - 60_000);
+    await poll(() => sessions.textContent()).toBe(fmtInt(expected.sessions + 1));
+    const live = page.getByRole('button', { name: 'Live', exact: true });
+    await live.click();
+    await poll(() =>
+      page.getByRole('button', { name: 'Paused' }).getAttribute('aria-pressed'),
+    ).toBe('false');
+    await seed(dash.url, extra('live-2'), Date.now() - 60_000);
+    await page.waitForTimeout(7000);
+    expect(await sessions.textContent()).toBe(fmtInt(expected.sessions + 1));
+    await page.getByRole('button', { name: 'Refresh now' }).click();
+    await poll(() => sessions.textContent()).toBe(fmtInt(expected.sessions + 2));
+  });
+
+  it('raised no page errors', () => {
+    expect(pageErrors).toEqual([]);
+    expect(SCREENSHOT_DIR).toContain('screenshots');
+  });
+});
