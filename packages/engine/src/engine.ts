@@ -20,13 +20,13 @@ import {
 import type {
   AfterCallInput,
   AllowDecision,
+  BeforeDecision,
   CallInput,
   Decision,
   Engine,
   EngineOptions,
   Finding,
   ResolvedConfig,
-  StopDecision,
 } from './types.js';
 
 const DEFAULT_SCOPE = 'default';
@@ -101,7 +101,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       ? scope.pendingHash
       : argsHash(call.args, policy.ignoreArgs);
 
-  const beforeCall = (call: CallInput): AllowDecision | StopDecision => {
+  const beforeCall = (call: CallInput): BeforeDecision => {
     const scopeKey = call.scope ?? DEFAULT_SCOPE;
     const scope = scopes.acquire(scopeKey, now(), newScope);
     const policy = policyOf(call.tool);
@@ -122,7 +122,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (stop !== undefined) {
       scope.pending = undefined;
       recordHalt(scope, [stop]);
-      return decide(ctx, scopeKey, hash, [stop]) as StopDecision;
+      return decide(ctx, scopeKey, hash, [stop]) as BeforeDecision;
     }
     scope.pending = signature;
     scope.pendingArgs = call.args;

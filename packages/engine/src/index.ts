@@ -22,6 +22,7 @@ export type {
   AllowDecision,
   Axis,
   AxisThresholds,
+  BeforeDecision,
   CallInput,
   Decision,
   Engine,

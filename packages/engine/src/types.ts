@@ -63,6 +63,9 @@ export interface StopDecision extends DecisionBase {
   message: string;
 }
 
+/** What `beforeCall` answers: run the call, or refuse it. */
+export type BeforeDecision = AllowDecision | (StopDecision & { action: 'block' });
+
 /** The engine's answer for one call, discriminated by `action`. */
 export type Decision = AllowDecision | NoticeDecision | StopDecision;
 
@@ -165,7 +168,7 @@ export interface EngineOptions extends LoopguardConfig {
 /** The repetition engine: one instance serves any number of scopes. */
 export interface Engine {
   /** Before running a call: `allow`, or `block` (do not run it; do not call `afterCall`). */
-  beforeCall(call: CallInput): AllowDecision | StopDecision;
+  beforeCall(call: CallInput): BeforeDecision;
   /** After the call ran: allow, nudge, warn, block or halt. */
   afterCall(call: AfterCallInput): Decision;
   /** A new user turn: forget everything of that scope. */
