@@ -1,0 +1,91 @@
+import type { Action, Axis, Engine } from '@loopguard/engine';
+import type { ReplayLine } from './otlp-input.js';
+
+/** One replayed call, as `loopguard replay --json` prints it (contract section 6). */
+export interface ReplayRecord {
+  i: number;
+  scope: string;
+  tool: string;
+  signature: string;
+  before: 'allow' | 'block';
+  action: Action;
+  axes: Axis[];
+  streak: number;
+  count: number;
+  level?: number;
+  halt: boolean;
+}
+
+/** A line of input that could not be used, with its 1-based line number. */
+export interface ReplayError {
+  line: number;
+  message: string;
+}
+
+/** Validates one parsed input line; returns the replay line or a reason. */
+export function toReplayLine(value: unknown): ReplayLine | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return 'expected a JSON object with "tool" (a call) or "reset" (a new turn)';
+  }
+  const obj = value as Record<string, unknown>;
+  if ('reset' in obj) {
+    return typeof obj.reset === 'string'
+      ? { reset: obj.reset }
+      : '"reset" must be a string (the scope)';
+  }
+  if (typeof obj.tool !== 'string' || obj.tool === '') return '"tool" must be a non-empty string';
+  if (obj.scope !== undefined && typeof obj.scope !== 'string') return '"scope" must be a string';
+  if (obj.ok !== undefined && typeof obj.ok !== 'boolean') return '"ok" must be true or false';
+  const line: ReplayLine = { tool: obj.tool, args: obj.args, result: obj.result };
+  if (obj.scope !== undefined) line.scope = obj.scope as string;
+  if (obj.ok !== undefined) line.ok = obj.ok as boolean;
+  return line;
+}
+
+/** Parses one JSONL line of a replay file. */
+export function parseReplayText(text: string): ReplayLine | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `not valid JSON (${error instanceof Error ? error.message : String(error)})`;
+  }
+  return toReplayLine(value);
+}
+
+/** Runs replay lines through the engine as a host would: blocked calls are not passed to afterCall. */
+export class Replayer {
+  #calls = 0;
+
+  constructor(private readonly engine: Engine) {}
+
+  /** Replays one line; returns the record of a call, or undefined for a reset. */
+  play(line: ReplayLine): ReplayRecord | undefined {
+    if ('reset' in line) {
+      this.engine.resetScope(line.reset);
+      return undefined;
+    }
+    this.#calls += 1;
+    const scope = line.scope ?? 'default';
+    const call = { scope, tool: line.tool, args: line.args };
+    const before = this.engine.beforeCall(call);
+    const decision =
+      before.action === 'block'
+        ? before
+        : this.engine.afterCall({ ...call, ok: line.ok, result: line.result });
+    const record: ReplayRecord = {
+      i: this.#calls,
+      scope,
+      tool: line.tool,
+      signature: decision.signature,
+      before: before.action,
+      action: decision.action,
+      axes: decision.findings.map((f) => f.axis),
+      streak: decision.streak,
+      count: decision.count,
+      halt: this.engine.haltDecision(scope) !== undefined,
+    };
+    if (decision.level !== undefined) record.level = decision.level;
+    return record;
+  }
+}

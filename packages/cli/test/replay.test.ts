@@ -1,0 +1,155 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { ReplayRecord } from '../src/replay.js';
+import { runReplay } from '../src/replay-command.js';
+
+const SAMPLE = fileURLToPath(new URL('../../../examples/sessions/sample.jsonl', import.meta.url));
+const HARD_STOP = fileURLToPath(
+  new URL('../../../examples/sessions/hard-stop.json', import.meta.url),
+);
+
+function collect(stream: PassThrough): () => string {
+  const chunks: string[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c.toString()));
+  return () => chunks.join('');
+}
+
+async function replay(
+  file: string,
+  extra: { json?: boolean; config?: string; all?: boolean } = {},
+) {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  const stdout = collect(out);
+  const stderr = collect(err);
+  const code = await runReplay({
+    file,
+    json: extra.json ?? true,
+    otlp: false,
+    all: extra.all ?? false,
+    config: extra.config,
+    out,
+    err,
+  });
+  return { code, stdout: stdout(), stderr: stderr() };
+}
+
+function records(stdout: string): ReplayRecord[] {
+  return stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as ReplayRecord);
+}
+
+function file(lines: string[]): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'loopguard-replay-')), 'session.jsonl');
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+describe('loopguard replay --json', () => {
+  it('prints one line per call with the contract fields', async () => {
+    const { code, stdout } = await replay(SAMPLE);
+    expect(code).toBe(0);
+    const rows = records(stdout);
+    expect(rows).toHaveLength(54); // 55 lines, one of them a reset
+    const grep = rows.filter((r) => r.tool === 'grep' && r.scope === 'run-1');
+    expect(grep.slice(0, 9).map((r) => r.streak)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // The 3rd identical grep: a level-1 nudge; the same result again also warns (no progress).
+    expect(grep[2]).toMatchObject({ action: 'warn', level: 1, before: 'allow', halt: false });
+    expect(grep[2]!.axes).toEqual(['no_progress', 'streak']);
+    expect(Object.keys(grep[0]!).sort()).toEqual(
+      [
+        'action',
+        'axes',
+        'before',
+        'count',
+        'halt',
+        'i',
+        'scope',
+        'signature',
+        'streak',
+        'tool',
+      ].sort(),
+    );
+    expect(rows.map((r) => r.i)).toEqual(rows.map((_, i) => i + 1));
+    // After the reset, run-1 starts over.
+    expect(rows.at(-1)).toMatchObject({ scope: 'run-1', tool: 'grep', streak: 1, count: 1 });
+    // Without hard stop nothing is blocked or halted.
+    expect(rows.some((r) => r.before === 'block' || r.halt)).toBe(false);
+  });
+
+  it('with hard stop, the blocking call already says halt, and the next identical call is blocked before it runs', async () => {
+    const { stdout } = await replay(SAMPLE, { config: HARD_STOP });
+    const nav = records(stdout).filter((r) => r.scope === 'run-2');
+    expect(nav[7]).toMatchObject({ before: 'allow', action: 'block', halt: true });
+    expect(nav[7]!.axes).toContain('repetition');
+    expect(nav[6]!.halt).toBe(false);
+    expect(nav[8]).toMatchObject({ before: 'block', action: 'block', halt: true, streak: 9 });
+    const cycle = records(stdout).filter((r) => r.scope === 'run-3');
+    expect(cycle.map((r) => r.action)).toContain('halt');
+  });
+
+  it('reports bad lines by number and replays every other line', async () => {
+    const path = file([
+      '{"tool":"grep","args":{"q":1}}',
+      '{"tool":',
+      '{"tool":"grep","args":{"q":1}}',
+      '[1,2]',
+      '{"reset": 5}',
+      '{"tool":"grep","args":{"q":1}}',
+    ]);
+    const { code, stdout, stderr } = await replay(path);
+    expect(code).toBe(2);
+    expect(records(stdout).map((r) => r.streak)).toEqual([1, 2, 3]);
+    expect(stderr).toContain(`${path}:2: not valid JSON`);
+    expect(stderr).toContain(`${path}:4: expected a JSON object`);
+    expect(stderr).toContain(`${path}:5: "reset" must be a string`);
+    expect(stderr).toContain('3 bad line(s)');
+  });
+});
+
+describe('loopguard replay (table)', () => {
+  it('prints the calls with findings and a summary', async () => {
+    const { code, stdout } = await replay(SAMPLE, { json: false, config: HARD_STOP });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^#\s+scope\s+tool\s+signature/);
+    expect(stdout).toMatch(/calls 54 {3}nudges \d+ {3}warns \d+ {3}blocks [1-9]\d* {3}halts [1-9]/);
+    expect(stdout).toContain('longest streak 18');
+    expect(stdout).toContain('top signatures:');
+    expect(stdout).toMatch(/browser_navigate:[0-9a-f]{16}/);
+  });
+});
+
+describe('the loopguard binary', () => {
+  const bin = fileURLToPath(new URL('../bin/loopguard.js', import.meta.url));
+
+  it('prints help and rejects unknown commands', () => {
+    expect(execFileSync(process.execPath, [bin, '--help'], { encoding: 'utf8' })).toContain(
+      'loopguard replay',
+    );
+    const bad = spawnSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it('config check names each bad key and value, and accepts a good file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-check-'));
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'guardrails:\n  hardStop: sometimes\n  warnAfter:\n    repetiton: 3\n');
+    const result = spawnSync(process.execPath, [bin, 'config', 'check', bad], { encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('guardrails.hardStop must be true or false, got "sometimes"');
+    expect(result.stderr).toContain('unknown key guardrails.warnAfter.repetiton');
+    const ok = spawnSync(process.execPath, [bin, 'config', 'check', HARD_STOP], {
+      encoding: 'utf8',
+    });
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toContain(': ok');
+  });
+});
