@@ -146,11 +146,7 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       const second = await store.hotspots(all, { limit: 2, offset: 2, sort: 'tool', order: 'asc' });
       expect(first.total).toBe(3);
       expect(second.total).toBe(3);
-      expect([...first.rows, ...second.rows].map((r) => r.tool)).toEqual([
-        'grep',
-        'read',
-        'write',
-      ]);
+      expect([...first.rows, ...second.rows].map((r) => r.tool)).toEqual(['grep', 'read', 'write']);
       const byStreak = await store.hotspots(all, {
         sort: 'longestStreak',
         order: 'desc',
@@ -228,6 +224,9 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       const narrowed = await store.session('run-1', { from: T0 + 5000, to: T0 + 7000 });
       expect(narrowed?.calls.map((c) => c.streak)).toEqual([6, 7]);
       expect(await store.session('run-1', { service: 'agent-b' })).toBeUndefined();
+      const paged = await store.session('run-1', {}, { limit: 3, offset: 3 });
+      expect(paged?.session.calls).toBe(9);
+      expect(paged?.calls.map((c) => c.streak)).toEqual([4, 5, 6]);
       const odd = 'scope/with spaces?&ü';
       await store.insert([makeToolSpan({ scope: odd, timeMs: T0 })]);
       expect((await store.session(odd))?.session.scope).toBe(odd);

@@ -194,7 +194,10 @@ export async function querySession(
   read: Reader,
   scope: string,
   filter: Partial<QueryFilter> = {},
+  page: { limit?: number; offset?: number } = {},
 ): Promise<SessionDetail | undefined> {
+  const limit = Math.min(Math.max(Math.trunc(page.limit ?? TIMELINE_MAX), 1), TIMELINE_MAX);
+  const offset = Math.max(Math.trunc(page.offset ?? 0), 0);
   const params: Params = { scope };
   const where = callWhere({ from: filter.from, to: filter.to, service: filter.service }, params);
   const clause = `${where} AND "LoopScope" = $scope`;
@@ -207,7 +210,7 @@ export async function querySession(
     `SELECT "TraceId", "SpanId", "StartMs", "Duration", "ToolName", "Signature", "LoopAction", "LoopAxis",
       "Streak", "LoopCount", "NudgeLevel", "Outcome", to_json("SpanAttributes") AS attrs,
       ${EVENTS_JSON_SQL} AS events
-    FROM otel_traces ${clause} ORDER BY "Timestamp", "SpanId" LIMIT ${TIMELINE_MAX}`,
+    FROM otel_traces ${clause} ORDER BY "Timestamp", "SpanId" LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
   const calls = rows.map((r): TimelineCall => {

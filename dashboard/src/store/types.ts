@@ -185,7 +185,15 @@ export interface Store {
   summary(filter: QueryFilter): Promise<Summary>;
   hotspots(filter: QueryFilter, page?: PageRequest): Promise<Page<Hotspot>>;
   sessions(filter: QueryFilter, page?: PageRequest): Promise<Page<SessionRow>>;
-  session(scope: string, filter?: Partial<QueryFilter>): Promise<SessionDetail | undefined>;
+  /**
+   * One session; `page` (optional, added) pages its calls (`limit` default and max 5000), while
+   * `session` still aggregates all of them.
+   */
+  session(
+    scope: string,
+    filter?: Partial<QueryFilter>,
+    page?: { limit?: number; offset?: number },
+  ): Promise<SessionDetail | undefined>;
   series(filter: QueryFilter, bucketMs: number): Promise<Series>;
   trace(traceId: string): Promise<TraceSpan[]>;
   counters(): Promise<CounterSnapshot>;

@@ -1,0 +1,55 @@
+import { Hono } from 'hono';
+import { HOTSPOT_SORTS, SESSION_SORTS } from '../store/paging.js';
+import type { Store } from '../store/types.js';
+import { parseBucket, parseFilter, parsePage, parseRange } from './api-params.js';
+import { HttpError } from './errors.js';
+
+const TRACE_ID = /^[0-9a-fA-F]{32}$/;
+
+/** Query parameters as a plain record. */
+function query(c: { req: { query(): Record<string, string> } }): Record<string, string> {
+  return c.req.query();
+}
+
+/** The JSON API under /api (shapes in store/types.ts). */
+export function apiRoutes(store: Store): Hono {
+  const app = new Hono();
+  app.get('/summary', async (c) => c.json(await store.summary(parseFilter(query(c)))));
+  app.get('/hotspots', async (c) => {
+    const q = query(c);
+    return c.json(await store.hotspots(parseFilter(q), parsePage(q, HOTSPOT_SORTS)));
+  });
+  app.get('/sessions', async (c) => {
+    const q = query(c);
+    return c.json(await store.sessions(parseFilter(q), parsePage(q, SESSION_SORTS)));
+  });
+  app.get('/sessions/:id', async (c) => {
+    const q = query(c);
+    const scope = c.req.param('id');
+    const hasRange = Boolean(q.from || q.to || q.range);
+    const filter = hasRange ? parseRange(q) : {};
+    const page = parsePage(q, [], 5000);
+    const detail = await store.session(
+      scope,
+      { ...filter, ...(q.service ? { service: q.service } : {}) },
+      page,
+    );
+    if (!detail) throw new HttpError(404, `no session with scope "${scope}"`);
+    return c.json(detail);
+  });
+  app.get('/series', async (c) => {
+    const q = query(c);
+    const filter = parseFilter(q);
+    return c.json(await store.series(filter, parseBucket(q, filter)));
+  });
+  app.get('/traces/:traceId', async (c) => {
+    const traceId = c.req.param('traceId');
+    if (!TRACE_ID.test(traceId)) throw new HttpError(400, 'traceId must be 32 hex digits');
+    return c.json(await store.trace(traceId.toLowerCase()));
+  });
+  app.get('/facets', async (c) => c.json(await store.facets(parseFilter(query(c)))));
+  app.all('*', () => {
+    throw new HttpError(404, 'no such API endpoint');
+  });
+  return app;
+}

@@ -1,0 +1,55 @@
+import { Hono } from 'hono';
+import type { Store } from '../store/types.js';
+import { apiRoutes } from './api.js';
+import { HttpError } from './errors.js';
+import { ingestRoutes, otlpErrorResponse } from './ingest.js';
+import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from './metrics.js';
+import { bearerAuth, ingestLimiter, securityHeaders } from './middleware.js';
+import { DEFAULT_UI_DIR, uiHandler } from './static.js';
+
+/** Options of the dashboard's Hono app. */
+export interface AppOptions {
+  store: Store;
+  /** Bearer token required on /v1, /api and /metrics; none when unset. */
+  token?: string;
+  /** Directory of the built UI. Default dashboard/dist/ui. */
+  uiDir?: string;
+  /** Ingest requests in flight before 429. Default 32. */
+  maxInFlight?: number;
+  /** Largest body after decompression. Default 64 MiB. */
+  maxBodyBytes?: number;
+  /** Reports unexpected (500) errors; default console.error. */
+  onInternalError?: (error: unknown) => void;
+}
+
+/** Builds the dashboard app: OTLP ingest, JSON API, /metrics, /healthz and the UI. */
+export function createApp(options: AppOptions): Hono {
+  const { store } = options;
+  const app = new Hono();
+  const auth = bearerAuth(options.token);
+  const report =
+    options.onInternalError ?? ((e: unknown) => console.error('loopguard dashboard:', e));
+  app.use('*', securityHeaders());
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.use('/v1/*', auth, ingestLimiter({ max: options.maxInFlight ?? 32 }));
+  app.use('/api/*', auth);
+  app.use('/metrics', auth);
+  app.route('/', ingestRoutes(store, { maxBodyBytes: options.maxBodyBytes }));
+  app.route('/api', apiRoutes(store));
+  app.get('/metrics', async (c) =>
+    c.body(renderMetrics(await store.counters()), 200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE }),
+  );
+  app.get('*', uiHandler(options.uiDir ?? DEFAULT_UI_DIR));
+  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((error, c) => {
+    const known = error instanceof HttpError;
+    if (!known) report(error);
+    const status = known ? error.status : 500;
+    const message = known ? error.message : 'internal error';
+    const headers = known ? error.headers : {};
+    if (c.req.path.startsWith('/v1/'))
+      return otlpErrorResponse(c.req.raw, status, message, headers);
+    return c.json({ error: message }, status, headers);
+  });
+  return app;
+}

@@ -1,0 +1,154 @@
+import { type ServerType, serve } from '@hono/node-server';
+import { DEFAULT_DB_PATH, type DuckDbStoreOptions, openDuckDbStore } from '../store/duckdb.js';
+import type { Store } from '../store/types.js';
+import { parseDuration } from './api-params.js';
+import { type AppOptions, createApp } from './app.js';
+
+export type { DuckDbStoreOptions } from '../store/duckdb.js';
+export type * from '../store/types.js';
+export type { AppOptions } from './app.js';
+export { createApp, DEFAULT_DB_PATH, openDuckDbStore };
+
+/** Options of `startDashboard` (and of `loopguard dashboard`). */
+export interface DashboardOptions {
+  /** Default 4318 (the OTLP/HTTP port); 0 picks a free one. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** DuckDB file. Default `.loopguard/loopguard.duckdb`. */
+  db?: string;
+  /** A store to use instead of opening one (it is not closed by `close()`). */
+  store?: Store;
+  /** Store URL: `duckdb:<path>` or any URL `createStore` understands (e.g. clickhouse://...). */
+  storeUrl?: string;
+  /** Opens a store for a non-DuckDB `storeUrl`. */
+  createStore?: (url: string) => Promise<Store>;
+  /** Keep spans this long, e.g. `7d`; pruned every minute. Default: keep everything. */
+  retention?: string;
+  /** Bearer token for ingest, API and /metrics. Default: $LOOPGUARD_TOKEN. */
+  token?: string;
+  /** Directory of the built UI. */
+  uiDir?: string;
+  /** Ingest requests in flight before 429. */
+  maxInFlight?: number;
+}
+
+/** A running dashboard. */
+export interface RunningDashboard {
+  url: string;
+  port: number;
+  store: Store;
+  /** Stops the server, the retention timer and the store it opened. Idempotent. */
+  close(): Promise<void>;
+}
+
+async function openStore(o: DashboardOptions): Promise<{ store: Store; owned: boolean }> {
+  if (o.store) return { store: o.store, owned: false };
+  const url = o.storeUrl;
+  if (url && !/^duckdb:/i.test(url)) {
+    if (!o.createStore) {
+      throw new Error(`unsupported --store "${url}": only duckdb:<path> is built in`);
+    }
+    return { store: await o.createStore(url), owned: true };
+  }
+  const path = url ? url.replace(/^duckdb:(\/\/)?/i, '') || DEFAULT_DB_PATH : o.db;
+  const opts: DuckDbStoreOptions = { path: path ?? DEFAULT_DB_PATH };
+  return { store: await openDuckDbStore(opts), owned: true };
+}
+
+/** Opens the store and serves the dashboard on host:port. */
+export async function startDashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
+  const retentionMs = options.retention ? parseDuration(options.retention) : undefined;
+  if (options.retention && retentionMs === undefined) {
+    throw new Error(`invalid retention "${options.retention}" (e.g. 7d, 24h)`);
+  }
+  const { store, owned } = await openStore(options);
+  const appOptions: AppOptions = { store, uiDir: options.uiDir, maxInFlight: options.maxInFlight };
+  const token = options.token ?? process.env.LOOPGUARD_TOKEN;
+  if (token) appOptions.token = token;
+  const app = createApp(appOptions);
+  const host = options.host ?? '127.0.0.1';
+  let server: ServerType;
+  const port = await new Promise<number>((resolve, reject) => {
+    server = serve({ fetch: app.fetch, port: options.port ?? 4318, hostname: host }, (info) =>
+      resolve(info.port),
+    );
+    server.once('error', reject);
+  }).catch(async (error) => {
+    if (owned) await store.close();
+    throw error;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  if (retentionMs !== undefined) {
+    const prune = () => {
+      store.deleteBefore(Date.now() - retentionMs).catch((e) => console.error('retention:', e));
+    };
+    prune();
+    timer = setInterval(prune, 60_000);
+    timer.unref();
+  }
+  let closing: Promise<void> | undefined;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    store,
+    close() {
+      closing ??= (async () => {
+        if (timer) clearInterval(timer);
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          if ('closeAllConnections' in server) server.closeAllConnections();
+        });
+        if (owned) await store.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Parses `loopguard dashboard` flags: --port --host --db --retention --token --store. */
+export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
+  const out: DashboardOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const value = (): string => {
+      const v = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+      if (v === undefined || v === '') throw new Error(`${name} needs a value`);
+      return v;
+    };
+    switch (name) {
+      case '--port': {
+        const v = value();
+        const port = Number(v);
+        if (!/^\d+$/.test(v) || port > 65535) throw new Error(`--port must be 0-65535, got "${v}"`);
+        out.port = port;
+        break;
+      }
+      case '--host':
+        out.host = value();
+        break;
+      case '--db':
+        out.db = value();
+        break;
+      case '--retention': {
+        const v = value();
+        if (parseDuration(v) === undefined)
+          throw new Error(`--retention must look like 7d or 24h, got "${v}"`);
+        out.retention = v;
+        break;
+      }
+      case '--token':
+        out.token = value();
+        break;
+      case '--store':
+        out.storeUrl = value();
+        break;
+      default:
+        throw new Error(`unknown dashboard option "${arg}"`);
+    }
+  }
+  return out;
+}

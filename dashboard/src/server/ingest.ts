@@ -1,0 +1,94 @@
+import { Hono } from 'hono';
+import type { Store } from '../store/types.js';
+import { MAX_BODY_BYTES, readBody } from './body.js';
+import { HttpError } from './errors.js';
+import { decodeJsonRequest } from './otlp/json.js';
+import { type DecodedSpans, OtlpFormatError, rejectionMessage } from './otlp/model.js';
+import { decodeProtobufRequest } from './otlp/protobuf.js';
+import { encodeExportResponse, encodeStatus, exportResponseJson } from './otlp/response.js';
+
+/** The OTLP payload encodings the receiver accepts. */
+export type OtlpEncoding = 'json' | 'protobuf';
+
+/** The encoding of a Content-Type header, or undefined when unsupported. */
+export function otlpEncoding(contentType: string | undefined): OtlpEncoding | undefined {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json') return 'json';
+  if (type === 'application/x-protobuf' || type === 'application/protobuf') return 'protobuf';
+  return undefined;
+}
+
+const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 413: 8, 415: 3, 429: 8, 503: 14 };
+
+/** An OTLP error response (google.rpc.Status) in the request's encoding. */
+export function otlpErrorResponse(
+  req: Request,
+  status: number,
+  message: string,
+  headers: Record<string, string>,
+): Response {
+  const code = GRPC_CODE[status] ?? 13;
+  if (otlpEncoding(req.headers.get('content-type') ?? undefined) === 'protobuf') {
+    return new Response(encodeStatus(code, message), {
+      status,
+      headers: { ...headers, 'Content-Type': 'application/x-protobuf' },
+    });
+  }
+  return Response.json({ code, message }, { status, headers });
+}
+
+function decode(encoding: OtlpEncoding, body: Buffer): DecodedSpans {
+  try {
+    if (encoding === 'protobuf') return decodeProtobufRequest(body);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch (error) {
+      throw new OtlpFormatError(`invalid JSON: ${(error as Error).message}`);
+    }
+    return decodeJsonRequest(parsed);
+  } catch (error) {
+    if (error instanceof OtlpFormatError) throw new HttpError(400, error.message);
+    if (error instanceof RangeError)
+      throw new HttpError(400, `malformed request: ${error.message}`);
+    throw error;
+  }
+}
+
+/** `POST /v1/traces`: OTLP/HTTP trace receiver. A 200 means the spans are committed. */
+export function ingestRoutes(store: Store, options: { maxBodyBytes?: number } = {}): Hono {
+  const app = new Hono();
+  app.post('/v1/traces', async (c) => {
+    const encoding = otlpEncoding(c.req.header('content-type'));
+    if (!encoding) {
+      throw new HttpError(
+        415,
+        `unsupported Content-Type "${c.req.header('content-type') ?? ''}" (use application/json or application/x-protobuf)`,
+      );
+    }
+    const body = await readBody(c.req.raw, options.maxBodyBytes ?? MAX_BODY_BYTES);
+    const decoded = decode(encoding, body);
+    let rejected = 0;
+    for (const [reason, count] of decoded.rejected) {
+      rejected += count;
+      await store.recordRejected(reason, count);
+    }
+    if (decoded.spans.length) {
+      try {
+        await store.insert(decoded.spans);
+      } catch (error) {
+        throw new HttpError(503, `store unavailable: ${(error as Error).message}`, {
+          'Retry-After': '1',
+        });
+      }
+    }
+    const message = rejectionMessage(decoded.rejected);
+    if (encoding === 'protobuf') {
+      return c.body(encodeExportResponse(rejected, message), 200, {
+        'Content-Type': 'application/x-protobuf',
+      });
+    }
+    return c.json(exportResponseJson(rejected, message));
+  });
+  return app;
+}

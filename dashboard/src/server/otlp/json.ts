@@ -1,0 +1,196 @@
+import type { SpanRecord } from '../../store/types.js';
+import {
+  accept,
+  type DecodedSpans,
+  doubleString,
+  OtlpFormatError,
+  SPAN_KINDS,
+  STATUS_CODES,
+} from './model.js';
+
+type Obj = Record<string, unknown>;
+
+function fail(path: string, what: string): never {
+  throw new OtlpFormatError(`${path}: ${what}`);
+}
+
+function obj(value: unknown, path: string): Obj {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) fail(path, 'expected an object');
+  return value as Obj;
+}
+
+function arr(value: unknown, path: string): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) fail(path, 'expected an array');
+  return value;
+}
+
+function str(value: unknown, path: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') fail(path, 'expected a string');
+  return value;
+}
+
+/** A field by its lowerCamelCase name, or the snake_case one. */
+function field(o: Obj, camel: string, snake?: string): unknown {
+  return o[camel] ?? (snake ? o[snake] : undefined);
+}
+
+const INT_RE = /^-?\d+$/;
+
+function uint64(value: unknown, path: string): bigint {
+  if (value === undefined || value === null) return 0n;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value);
+  return fail(path, 'expected an unsigned integer (number or decimal string)');
+}
+
+function enumValue(value: unknown, names: string[], prefix: string, path: string): string {
+  if (value === undefined || value === null) return names[0]!;
+  if (typeof value === 'number' && Number.isInteger(value)) return names[value] ?? names[0]!;
+  if (typeof value === 'string') {
+    const i = names.findIndex((n) => `${prefix}${n.toUpperCase()}` === value);
+    if (i >= 0) return names[i]!;
+  }
+  return fail(path, 'expected an enum number');
+}
+
+const HEX_RE = /^[0-9a-fA-F]*$/;
+
+function hexId(value: unknown, path: string): string {
+  const s = str(value, path);
+  if (!HEX_RE.test(s)) fail(path, 'expected a hex-encoded id');
+  return s.toLowerCase();
+}
+
+function anyValue(value: unknown, path: string, depth: number): unknown {
+  if (depth > 32) fail(path, 'values nested too deeply');
+  const v = obj(value, path);
+  if ('stringValue' in v) return str(v.stringValue, `${path}.stringValue`);
+  if ('boolValue' in v) {
+    if (typeof v.boolValue !== 'boolean') fail(`${path}.boolValue`, 'expected a boolean');
+    return v.boolValue;
+  }
+  if ('intValue' in v) {
+    const i = v.intValue;
+    if (typeof i === 'number' && Number.isInteger(i)) return BigInt(i);
+    if (typeof i === 'string' && INT_RE.test(i)) return BigInt(i);
+    fail(`${path}.intValue`, 'expected an integer (number or decimal string)');
+  }
+  if ('doubleValue' in v) {
+    const d = v.doubleValue;
+    if (typeof d === 'number') return d;
+    if (typeof d === 'string' && ['NaN', 'Infinity', '-Infinity'].includes(d)) return Number(d);
+    fail(`${path}.doubleValue`, 'expected a number');
+  }
+  if ('arrayValue' in v) {
+    const values = arr(obj(v.arrayValue, `${path}.arrayValue`).values, `${path}.arrayValue.values`);
+    return values.map((x, i) => anyValue(x, `${path}.arrayValue.values[${i}]`, depth + 1));
+  }
+  if ('kvlistValue' in v) {
+    const values = arr(obj(v.kvlistValue, `${path}.kvlistValue`).values, `${path}.kvlistValue`);
+    const out: Record<string, unknown> = {};
+    values.forEach((kv, i) => {
+      const o = obj(kv, `${path}.kvlistValue.values[${i}]`);
+      out[str(o.key, `${path}.key`)] = anyValue(o.value, `${path}.value`, depth + 1);
+    });
+    return out;
+  }
+  if ('bytesValue' in v) return str(v.bytesValue, `${path}.bytesValue`);
+  return '';
+}
+
+/** Attribute value as the exporter stores it: scalars as text, arrays and maps as JSON. */
+export function valueString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number') return doubleString(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
+}
+
+function attributes(value: unknown, path: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  arr(value, path).forEach((kv, i) => {
+    const o = obj(kv, `${path}[${i}]`);
+    out[str(o.key, `${path}[${i}].key`)] = valueString(anyValue(o.value, `${path}[${i}].value`, 0));
+  });
+  return out;
+}
+
+/** Decodes an OTLP/JSON ExportTraceServiceRequest (already parsed). */
+export function decodeJsonRequest(body: unknown): DecodedSpans {
+  const out: DecodedSpans = { spans: [], rejected: new Map() };
+  const root = obj(body, '$');
+  arr(field(root, 'resourceSpans', 'resource_spans'), 'resourceSpans').forEach((rsRaw, r) => {
+    const rp = `resourceSpans[${r}]`;
+    const rs = obj(rsRaw, rp);
+    const resourceAttributes = attributes(
+      obj(rs.resource, `${rp}.resource`).attributes,
+      `${rp}.resource.attributes`,
+    );
+    const serviceName = resourceAttributes['service.name'] ?? '';
+    arr(field(rs, 'scopeSpans', 'scope_spans'), `${rp}.scopeSpans`).forEach((ssRaw, s) => {
+      const sp = `${rp}.scopeSpans[${s}]`;
+      const ss = obj(ssRaw, sp);
+      const scope = obj(ss.scope, `${sp}.scope`);
+      const scopeName = str(scope.name, `${sp}.scope.name`);
+      const scopeVersion = str(scope.version, `${sp}.scope.version`);
+      arr(ss.spans, `${sp}.spans`).forEach((spanRaw, k) => {
+        const p = `${sp}.spans[${k}]`;
+        const o = obj(spanRaw, p);
+        const start = uint64(
+          field(o, 'startTimeUnixNano', 'start_time_unix_nano'),
+          `${p}.startTimeUnixNano`,
+        );
+        const end = uint64(
+          field(o, 'endTimeUnixNano', 'end_time_unix_nano'),
+          `${p}.endTimeUnixNano`,
+        );
+        const status = obj(o.status, `${p}.status`);
+        const span: SpanRecord = {
+          traceId: hexId(field(o, 'traceId', 'trace_id'), `${p}.traceId`),
+          spanId: hexId(field(o, 'spanId', 'span_id'), `${p}.spanId`),
+          parentSpanId: hexId(field(o, 'parentSpanId', 'parent_span_id'), `${p}.parentSpanId`),
+          traceState: str(field(o, 'traceState', 'trace_state'), `${p}.traceState`),
+          name: str(o.name, `${p}.name`),
+          kind: enumValue(o.kind, SPAN_KINDS, 'SPAN_KIND_', `${p}.kind`),
+          serviceName,
+          scopeName,
+          scopeVersion,
+          startTimeUnixNano: start,
+          durationNs: end > start ? end - start : 0n,
+          statusCode: enumValue(status.code, STATUS_CODES, 'STATUS_CODE_', `${p}.status.code`),
+          statusMessage: str(status.message, `${p}.status.message`),
+          attributes: attributes(o.attributes, `${p}.attributes`),
+          resourceAttributes,
+          events: arr(o.events, `${p}.events`).map((eRaw, e) => {
+            const ep = `${p}.events[${e}]`;
+            const ev = obj(eRaw, ep);
+            return {
+              timeUnixNano: uint64(
+                field(ev, 'timeUnixNano', 'time_unix_nano'),
+                `${ep}.timeUnixNano`,
+              ),
+              name: str(ev.name, `${ep}.name`),
+              attributes: attributes(ev.attributes, `${ep}.attributes`),
+            };
+          }),
+          links: arr(o.links, `${p}.links`).map((lRaw, l) => {
+            const lp = `${p}.links[${l}]`;
+            const ln = obj(lRaw, lp);
+            return {
+              traceId: hexId(field(ln, 'traceId', 'trace_id'), `${lp}.traceId`),
+              spanId: hexId(field(ln, 'spanId', 'span_id'), `${lp}.spanId`),
+              traceState: str(field(ln, 'traceState', 'trace_state'), `${lp}.traceState`),
+              attributes: attributes(ln.attributes, `${lp}.attributes`),
+            };
+          }),
+        };
+        accept(out, span);
+      });
+    });
+  });
+  return out;
+}

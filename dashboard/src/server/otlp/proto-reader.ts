@@ -1,0 +1,127 @@
+import { OtlpFormatError } from './model.js';
+
+const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Protobuf wire types. */
+export const WIRE = { VARINT: 0, I64: 1, LEN: 2, I32: 5 } as const;
+
+/** A bounds-checked cursor over protobuf wire data. */
+export class ProtoReader {
+  pos = 0;
+  private readonly view: DataView;
+  constructor(readonly buf: Buffer) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  fail(what: string): never {
+    throw new OtlpFormatError(`invalid protobuf at byte ${this.pos}: ${what}`);
+  }
+
+  /** A varint up to 2^53 as a number (larger values lose precision; used for tags/lengths/enums). */
+  uint(end: number): number {
+    const buf = this.buf;
+    let result = 0;
+    let mul = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= end) this.fail('truncated varint');
+      const b = buf[this.pos++]!;
+      result += (b & 0x7f) * mul;
+      if (b < 0x80) return result;
+      mul *= 128;
+    }
+    return this.fail('varint longer than 10 bytes');
+  }
+
+  /** A varint as a signed 64-bit integer: a number when safe, else a bigint. */
+  int64(end: number): number | bigint {
+    const buf = this.buf;
+    let value = 0n;
+    let shift = 0n;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= end) this.fail('truncated varint');
+      const b = buf[this.pos++]!;
+      value |= BigInt(b & 0x7f) << shift;
+      if (b < 0x80) {
+        const signed = BigInt.asIntN(64, value);
+        return signed >= BigInt(Number.MIN_SAFE_INTEGER) &&
+          signed <= BigInt(Number.MAX_SAFE_INTEGER)
+          ? Number(signed)
+          : signed;
+      }
+      shift += 7n;
+    }
+    return this.fail('varint longer than 10 bytes');
+  }
+
+  /** Reads a tag; returns [field number, wire type]. */
+  tag(end: number): [number, number] {
+    const t = this.uint(end);
+    const field = Math.floor(t / 8);
+    if (field === 0) this.fail('field number 0');
+    return [field, t & 7];
+  }
+
+  /** The end offset of a length-delimited field starting at the cursor. */
+  lenEnd(end: number): number {
+    const len = this.uint(end);
+    const stop = this.pos + len;
+    if (stop > end) this.fail(`length ${len} runs past the end of its message`);
+    return stop;
+  }
+
+  fixed64(end: number): bigint {
+    if (this.pos + 8 > end) this.fail('truncated fixed64');
+    const v = this.view.getBigUint64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  double(end: number): number {
+    if (this.pos + 8 > end) this.fail('truncated double');
+    const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  string(end: number): string {
+    const stop = this.lenEnd(end);
+    const s = this.buf.toString('utf8', this.pos, stop);
+    this.pos = stop;
+    return s;
+  }
+
+  /** Bytes as lowercase hex (for ids). */
+  hex(end: number): string {
+    const stop = this.lenEnd(end);
+    let s = '';
+    for (let i = this.pos; i < stop; i++) s += HEX[this.buf[i]!];
+    this.pos = stop;
+    return s;
+  }
+
+  base64(end: number): string {
+    const stop = this.lenEnd(end);
+    const s = this.buf.toString('base64', this.pos, stop);
+    this.pos = stop;
+    return s;
+  }
+
+  /** Skips a field of an unknown number. */
+  skip(wire: number, end: number): void {
+    if (wire === WIRE.VARINT) this.uint(end);
+    else if (wire === WIRE.I64) this.advance(8, end);
+    else if (wire === WIRE.LEN) this.pos = this.lenEnd(end);
+    else if (wire === WIRE.I32) this.advance(4, end);
+    else this.fail(`unsupported wire type ${wire}`);
+  }
+
+  advance(n: number, end: number): void {
+    if (this.pos + n > end) this.fail('truncated field');
+    this.pos += n;
+  }
+
+  /** Fails unless a known field has the wire type its schema declares. */
+  expect(wire: number, expected: number, what: string): void {
+    if (wire !== expected) this.fail(`${what} has wire type ${wire}, expected ${expected}`);
+  }
+}

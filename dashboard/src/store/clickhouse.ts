@@ -1,0 +1,128 @@
+import {
+  type ClickHouseConnection,
+  createHttpExecutor,
+  parseClickHouseUrl,
+  type SqlExecutor,
+} from './clickhouse/executor.js';
+import { queryHotspots, querySessions } from './clickhouse/lists.js';
+import {
+  queryCounters,
+  queryFacets,
+  querySeries,
+  querySession,
+  querySummary,
+  queryTrace,
+} from './clickhouse/queries.js';
+import { spanToRow } from './clickhouse/rows.js';
+import { rollupViews, schemaStatements } from './clickhouse/schema.js';
+import { makeSource, num } from './clickhouse/sql.js';
+import type { SpanRecord, Store } from './types.js';
+
+/** Options of the ClickHouse store. */
+export interface ClickHouseStoreOptions {
+  /** `clickhouse://user:pass@host:8123/db` (HTTP; `clickhouses://` for TLS). */
+  url?: string;
+  /** Runs the SQL instead of a server connection (chDB in tests and benchmarks). */
+  executor?: SqlExecutor;
+  /** Create otel_traces, counters and rollups if missing (default true). */
+  createSchema?: boolean;
+  /** Answer minute-aligned hotspot/session queries from the rollups (default true). */
+  rollups?: boolean;
+}
+
+const ROLLUP_TABLES = ['loopguard_hotspots_1m', 'loopguard_sessions_1m'];
+
+/**
+ * A Store over ClickHouse: spans live in the Collector exporter's `otel_traces` table (written by
+ * Collectors or by `insert`), counters and per-minute rollups are filled by materialized views.
+ */
+export async function createClickHouseStore(options: ClickHouseStoreOptions): Promise<Store> {
+  let exec: SqlExecutor;
+  if (options.executor) exec = options.executor;
+  else if (options.url) exec = createHttpExecutor(parseClickHouseUrl(options.url));
+  else
+    throw new Error(
+      'createClickHouseStore needs a url (clickhouse://user:pass@host:8123/db) or an executor',
+    );
+  if (options.createSchema !== false) {
+    try {
+      for (const sql of schemaStatements()) await exec.command(sql);
+    } catch (error) {
+      await exec.close();
+      throw new Error(`ClickHouse schema setup failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+  const src = makeSource(exec, options.rollups !== false);
+  let closed: Promise<void> | undefined;
+  const open = () => {
+    if (closed) throw new Error('store is closed');
+  };
+
+  /** Re-fills the rollups of one minute from the spans left in it. */
+  async function refillMinute(minuteS: number): Promise<void> {
+    for (const view of rollupViews()) {
+      const cols = (await exec.query(`DESCRIBE TABLE ${view.target}`)).map((c) => String(c.name));
+      const derive = `${src.derived.slice(1, -1)} WHERE Timestamp >= toDateTime64({m:Int64}, 9) AND Timestamp < toDateTime64({m:Int64} + 60, 9)`;
+      await exec.command(
+        `INSERT INTO ${view.target} SELECT ${cols.join(', ')} FROM (${view.select.replaceAll('{{derive}}', derive)})`,
+        { m: minuteS },
+      );
+    }
+  }
+
+  return {
+    async insert(spans: SpanRecord[]) {
+      open();
+      await exec.insert('otel_traces', spans.map(spanToRow));
+    },
+    async recordRejected(reason, count) {
+      open();
+      if (count <= 0) return;
+      await exec.insert('loopguard_counters', [
+        {
+          Metric: 'rejected_spans',
+          Service: '',
+          Tool: '',
+          Axis: '',
+          Action: '',
+          Reason: reason,
+          Value: Math.trunc(count),
+        },
+      ]);
+    },
+    summary: (filter) => querySummary(src, filter),
+    hotspots: (filter, page) => queryHotspots(src, filter, page),
+    sessions: (filter, page) => querySessions(src, filter, page),
+    session: (scope, filter, page) => querySession(src, scope, filter, page),
+    series: (filter, bucketMs) => querySeries(src, filter, bucketMs),
+    trace: (traceId) => queryTrace(src, traceId),
+    facets: (filter) => queryFacets(src, filter),
+    counters: () => queryCounters(src),
+    async deleteBefore(cutoffMs) {
+      open();
+      const params = { cutoff: Math.trunc(cutoffMs) };
+      const cond = 'Timestamp < fromUnixTimestamp64Milli({cutoff:Int64})';
+      const [row] = await exec.query(`SELECT count() AS n FROM otel_traces WHERE ${cond}`, params);
+      const n = num(row?.n);
+      if (n === 0) return 0;
+      await exec.command(`DELETE FROM otel_traces WHERE ${cond}`, params);
+      const minuteS = Math.floor(cutoffMs / 60_000) * 60;
+      for (const table of ROLLUP_TABLES) {
+        await exec.command(`DELETE FROM ${table} WHERE Minute <= toDateTime({m:Int64})`, {
+          m: minuteS,
+        });
+      }
+      await refillMinute(minuteS);
+      return n;
+    },
+    close() {
+      closed ??= exec.close();
+      return closed;
+    },
+  };
+}
+
+export type { ClickHouseConnection, SqlExecutor };
+export { parseClickHouseUrl };

@@ -1,0 +1,46 @@
+-- Monotonic counters behind the dashboard's /metrics (contract section 4).
+-- Materialized views fire on every INSERT into otel_traces (by a Collector or by store.insert)
+-- and add to a SummingMergeTree; deleting spans (TTL, deleteBefore) never touches them.
+-- Read with sum(Value) ... GROUP BY, since rows of one key merge only eventually.
+CREATE TABLE IF NOT EXISTS loopguard_counters (
+    Metric LowCardinality(String),
+    Service LowCardinality(String),
+    Tool LowCardinality(String),
+    Axis LowCardinality(String),
+    Action LowCardinality(String),
+    Reason LowCardinality(String),
+    Value UInt64
+) ENGINE = SummingMergeTree(Value)
+ORDER BY (Metric, Service, Tool, Axis, Action, Reason);
+
+-- Scopes that were ever halted (a block or halt decision); counted with uniqExact per service.
+CREATE TABLE IF NOT EXISTS loopguard_halted_scopes (
+    Service LowCardinality(String),
+    Scope String
+) ENGINE = ReplacingMergeTree
+ORDER BY (Service, Scope);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_ingested_mv TO loopguard_counters AS
+SELECT 'ingested_spans' AS Metric, '' AS Service, '' AS Tool, '' AS Axis, '' AS Action, '' AS Reason,
+    count() AS Value
+FROM otel_traces;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_tool_calls_mv TO loopguard_counters AS
+SELECT 'tool_calls' AS Metric, ServiceName AS Service, ToolName AS Tool, '' AS Axis,
+    LoopAction AS Action, '' AS Reason, count() AS Value
+FROM ({{derive}})
+WHERE IsCall
+GROUP BY Service, Tool, Action;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_decisions_mv TO loopguard_counters AS
+SELECT 'decisions' AS Metric, ServiceName AS Service, ToolName AS Tool, finding.1 AS Axis,
+    finding.2 AS Action, '' AS Reason, count() AS Value
+FROM ({{derive}})
+ARRAY JOIN Findings AS finding
+WHERE IsCall
+GROUP BY Service, Tool, Axis, Action;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_halted_scopes_mv TO loopguard_halted_scopes AS
+SELECT ServiceName AS Service, LoopScope AS Scope
+FROM ({{derive}})
+WHERE IsCall AND ActionRank >= 3 AND LoopScope != '';

@@ -1,0 +1,49 @@
+-- The loopguard fields of every otel_traces row, read from the exporter's maps (contract section 2).
+-- Same rules as span-fields.ts: a call is an execute_tool span or one with a loopguard.signature;
+-- a call without loopguard.action is `allow`; the scope falls back to gen_ai.conversation.id.
+-- Inlined as {{derive}} into the materialized views and the store's queries.
+SELECT
+    Timestamp,
+    toUnixTimestamp64Milli(Timestamp) AS StartMs,
+    TraceId,
+    SpanId,
+    ServiceName,
+    Duration,
+    SpanAttributes['gen_ai.operation.name'] AS Operation,
+    SpanAttributes['loopguard.signature'] AS Signature,
+    Operation = 'execute_tool' OR Signature != '' AS IsCall,
+    multiIf(
+        SpanAttributes['gen_ai.tool.name'] != '', SpanAttributes['gen_ai.tool.name'],
+        startsWith(SpanName, 'execute_tool '), substring(SpanName, 14),
+        position(Signature, ':') > 0, arrayStringConcat(arraySlice(splitByChar(':', Signature), 1, -1), ':'),
+        ''
+    ) AS ToolName,
+    indexOf(['allow', 'nudge', 'warn', 'block', 'halt'], SpanAttributes['loopguard.action']) AS ActionIndex,
+    if(ActionIndex > 0, SpanAttributes['loopguard.action'], if(IsCall, 'allow', '')) AS LoopAction,
+    toInt8(greatest(toInt16(ActionIndex) - 1, 0)) AS ActionRank,
+    SpanAttributes['loopguard.axis'] AS LoopAxis,
+    if(mapContains(SpanAttributes, 'loopguard.scope'), SpanAttributes['loopguard.scope'],
+        SpanAttributes['gen_ai.conversation.id']) AS LoopScope,
+    SpanAttributes['gen_ai.conversation.id'] AS ConversationId,
+    SpanAttributes['gen_ai.tool.call.arguments'] AS ToolArgs,
+    toInt32OrZero(SpanAttributes['loopguard.streak']) AS Streak,
+    toInt32OrZero(SpanAttributes['loopguard.count']) AS LoopCount,
+    toInt32OrZero(SpanAttributes['loopguard.nudge.level']) AS NudgeLevel,
+    SpanAttributes['loopguard.outcome'] AS Outcome,
+    SpanAttributes,
+    arrayMap(t -> toUnixTimestamp64Milli(t), Events.Timestamp) AS EventTimes,
+    Events.Name AS EventNames,
+    Events.Attributes AS EventAttributes,
+    arrayFilter(
+        f -> f.2 IN ('nudge', 'warn', 'block', 'halt'),
+        arrayMap(
+            (n, a) -> (
+                if(mapContains(a, 'loopguard.axis'), a['loopguard.axis'], LoopAxis),
+                if(startsWith(n, 'loopguard.'), substring(n, 11), '')
+            ),
+            EventNames, EventAttributes
+        )
+    ) AS EventFindings,
+    if(notEmpty(EventFindings), EventFindings,
+        if(ActionRank > 0, [(LoopAxis, LoopAction)], [])) AS Findings
+FROM otel_traces

@@ -1,0 +1,93 @@
+import { createClient } from '@clickhouse/client';
+
+/** Values bound to `{name:Type}` placeholders; never spliced into SQL text. */
+export type SqlParams = Record<string, string | number>;
+
+/**
+ * Runs ClickHouse SQL. The store speaks only through this, so the same SQL runs on a ClickHouse
+ * server (@clickhouse/client over HTTP) and in-process on chDB (tests, benchmarks).
+ */
+export interface SqlExecutor {
+  /** Runs a SELECT and returns its JSONEachRow rows. */
+  query(sql: string, params?: SqlParams): Promise<Record<string, unknown>[]>;
+  /** Runs a statement without a result (DDL, DELETE, INSERT ... SELECT). */
+  command(sql: string, params?: SqlParams): Promise<void>;
+  /** Inserts rows as JSONEachRow; resolves once the server has written them. */
+  insert(table: string, rows: readonly object[]): Promise<void>;
+  /** Releases the connection; idempotent. */
+  close(): Promise<void>;
+}
+
+/** Connection settings parsed from a `clickhouse://user:pass@host:8123/db` URL. */
+export interface ClickHouseConnection {
+  url: string;
+  username: string;
+  password: string;
+  database: string;
+}
+
+/**
+ * Parses `clickhouse://` (HTTP), `clickhouses://` (HTTPS) or plain `http(s)://` URLs; the path is
+ * the database (default `default`). Throws a clear error on anything else.
+ */
+export function parseClickHouseUrl(raw: string): ClickHouseConnection {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error(
+      `invalid ClickHouse URL: ${JSON.stringify(raw)} (want clickhouse://user:pass@host:8123/db)`,
+    );
+  }
+  const schemes: Record<string, string> = {
+    'clickhouse:': 'http:',
+    'clickhouses:': 'https:',
+    'http:': 'http:',
+    'https:': 'https:',
+  };
+  const scheme = schemes[u.protocol];
+  if (!scheme)
+    throw new Error(
+      `unsupported ClickHouse URL scheme ${u.protocol} (use clickhouse:// or https://)`,
+    );
+  const secure = scheme === 'https:' || u.searchParams.get('secure') === 'true';
+  const port = u.port || (secure ? '8443' : '8123');
+  const database = decodeURIComponent(u.pathname.replace(/^\/+|\/+$/g, '')) || 'default';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database))
+    throw new Error(`invalid ClickHouse database name ${JSON.stringify(database)}`);
+  return {
+    url: `${secure ? 'https' : 'http'}://${u.hostname}:${port}`,
+    username: decodeURIComponent(u.username) || 'default',
+    password: decodeURIComponent(u.password),
+    database,
+  };
+}
+
+/** An executor over a ClickHouse server through @clickhouse/client (HTTP interface). */
+export function createHttpExecutor(connection: ClickHouseConnection): SqlExecutor {
+  const client = createClient({
+    url: connection.url,
+    username: connection.username,
+    password: connection.password,
+    database: connection.database,
+    clickhouse_settings: { wait_for_async_insert: 1 },
+  });
+  let closed: Promise<void> | undefined;
+  return {
+    async query(sql, params) {
+      const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+      return rs.json<Record<string, unknown>>();
+    },
+    async command(sql, params) {
+      await client.command({ query: sql, query_params: params });
+    },
+    async insert(table, rows) {
+      if (rows.length === 0) return;
+      await client.insert({ table, values: rows as object[], format: 'JSONEachRow' });
+    },
+    close() {
+      closed ??= client.close();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,197 @@
+import { HOTSPOT_SORTS, normalizePage, SESSION_SORTS } from '../paging.js';
+import { ACTIONS } from '../span-fields.js';
+import type { Hotspot, Page, PageRequest, QueryFilter, SessionRow } from '../types.js';
+import type { SqlParams } from './executor.js';
+import {
+  minuteAligned,
+  num,
+  rawConditions,
+  rollupConditions,
+  SEARCH_SQL,
+  type Source,
+  where,
+} from './sql.js';
+
+const ORDER_TAIL = 'calls DESC, signature, service';
+
+function hotspotRow(r: Record<string, unknown>): Hotspot {
+  const h: Hotspot = {
+    service: String(r.service),
+    tool: String(r.tool),
+    signature: String(r.signature),
+    calls: num(r.calls),
+    longestStreak: num(r.longestStreak),
+    nudges: num(r.nudges),
+    warns: num(r.warns),
+    blocks: num(r.blocks),
+    halts: num(r.halts),
+    sessions: num(r.sessions),
+    repeatSeconds: num(r.repeatSeconds),
+    firstSeen: num(r.firstSeen),
+    lastSeen: num(r.lastSeen),
+  };
+  if (typeof r.sampleArgs === 'string' && r.sampleArgs !== '') h.sampleArgs = r.sampleArgs;
+  return h;
+}
+
+/** The SELECT of hotspots over raw spans, or over the minute rollup when it answers exactly. */
+export function hotspotsSql(
+  src: Source,
+  filter: QueryFilter,
+  params: SqlParams,
+): { from: string; columns: string; rollup: boolean } {
+  if (src.rollups && minuteAligned(filter) && !filter.search) {
+    const conds = rollupConditions(filter, params, ['tool', 'action', 'signature']);
+    return {
+      rollup: true,
+      from: `loopguard_hotspots_1m ${where([...conds, "Signature != ''"])}`,
+      columns: `ServiceName AS service, ToolName AS tool, Signature AS signature, sum(Calls) AS calls,
+        max(LongestStreak) AS longestStreak, sumIf(Calls, LoopAction = 'nudge') AS nudges,
+        sumIf(Calls, LoopAction = 'warn') AS warns, sumIf(Calls, LoopAction = 'block') AS blocks,
+        sumIf(Calls, LoopAction = 'halt') AS halts, uniqExactMerge(Sessions) AS sessions,
+        sum(RepeatNs) / 1e9 AS repeatSeconds, min(FirstSeen) AS firstSeen, max(LastSeen) AS lastSeen,
+        max(SampleArgs) AS sampleArgs`,
+    };
+  }
+  const conds = rawConditions(filter, params);
+  return {
+    rollup: false,
+    from: `${src.derived} ${where([...conds, "Signature != ''"])}`,
+    columns: `ServiceName AS service, ToolName AS tool, Signature AS signature, count() AS calls,
+      max(Streak) AS longestStreak, countIf(LoopAction = 'nudge') AS nudges,
+      countIf(LoopAction = 'warn') AS warns, countIf(LoopAction = 'block') AS blocks,
+      countIf(LoopAction = 'halt') AS halts, uniqExactIf(LoopScope, LoopScope != '') AS sessions,
+      sumIf(Duration, LoopCount > 1) / 1e9 AS repeatSeconds, min(StartMs) AS firstSeen,
+      max(StartMs) AS lastSeen, max(ToolArgs) AS sampleArgs`,
+  };
+}
+
+/** Repeated signatures, aggregated; rollup-backed for minute-aligned ranges without search. */
+export async function queryHotspots(
+  src: Source,
+  filter: QueryFilter,
+  page?: PageRequest,
+): Promise<Page<Hotspot>> {
+  const params: SqlParams = {};
+  const q = hotspotsSql(src, filter, params);
+  const p = normalizePage(page, HOTSPOT_SORTS, 'calls');
+  const rows = await src.exec.query(
+    `SELECT ${q.columns}, count() OVER () AS total FROM ${q.from}
+    GROUP BY service, tool, signature
+    ORDER BY ${p.sort} ${p.order}, ${ORDER_TAIL} LIMIT ${p.limit} OFFSET ${p.offset}`,
+    params,
+  );
+  let total = rows.length ? num(rows[0]?.total) : 0;
+  if (!rows.length && p.offset > 0) {
+    const [c] = await src.exec.query(
+      `SELECT count() AS n FROM (SELECT 1 FROM ${q.from} GROUP BY ServiceName, ToolName, Signature)`,
+      params,
+    );
+    total = num(c?.n);
+  }
+  return { total, rows: rows.map(hotspotRow) };
+}
+
+/** Aggregate columns of a session over raw derived rows. */
+export const RAW_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
+  max(ConversationId) AS conversationId, count() AS calls, max(Streak) AS longestStreak,
+  max(ActionRank) AS worstRank, max(ActionRank) >= 3 AS halted, countIf(LoopAction = 'nudge') AS nudges,
+  countIf(LoopAction = 'warn') AS warns, countIf(LoopAction = 'block') AS blocks,
+  min(StartMs) AS start, max(StartMs + intDiv(Duration, 1000000)) AS end`;
+
+const ROLLUP_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
+  max(ConversationId) AS conversationId, sum(Calls) AS calls, max(LongestStreak) AS longestStreak,
+  max(WorstRank) AS worstRank, max(WorstRank) >= 3 AS halted, sum(Nudges) AS nudges,
+  sum(Warns) AS warns, sum(Blocks) AS blocks, min(Start) AS start, max(End) AS end`;
+
+/** A SessionRow from an aggregated row. */
+export function sessionRow(r: Record<string, unknown>): SessionRow {
+  const row: SessionRow = {
+    scope: String(r.scope),
+    service: String(r.service),
+    calls: num(r.calls),
+    longestStreak: num(r.longestStreak),
+    worstAction: ACTIONS[num(r.worstRank)] ?? 'allow',
+    halted: r.halted === true || num(r.halted) === 1,
+    nudges: num(r.nudges),
+    warns: num(r.warns),
+    blocks: num(r.blocks),
+    start: num(r.start),
+    end: num(r.end),
+  };
+  if (typeof r.conversationId === 'string' && r.conversationId !== '') {
+    row.conversationId = r.conversationId;
+  }
+  return row;
+}
+
+/** The FROM/GROUP/HAVING of the sessions query, raw or from the minute rollup. */
+export function sessionsSql(
+  src: Source,
+  filter: QueryFilter,
+  params: SqlParams,
+): { body: string; columns: string; rollup: boolean } {
+  const having: string[] = [];
+  if (src.rollups && minuteAligned(filter) && !filter.search && !filter.signature) {
+    const conds = rollupConditions(filter, params, ['tool']);
+    if (filter.action) {
+      const col = { nudge: 'Nudges', warn: 'Warns', block: 'Blocks', halt: 'Halts' } as const;
+      having.push(
+        filter.action === 'allow'
+          ? 'sum(Calls) - sum(Nudges) - sum(Warns) - sum(Blocks) - sum(Halts) > 0'
+          : `sum(${col[filter.action]}) > 0`,
+      );
+    }
+    return {
+      rollup: true,
+      columns: ROLLUP_SESSION_COLUMNS,
+      body: `loopguard_sessions_1m ${where([...conds, "LoopScope != ''"])} GROUP BY LoopScope
+        ${having.length ? `HAVING ${having.join(' AND ')}` : ''}`,
+    };
+  }
+  const conds = rawConditions(filter, params, { skip: ['action', 'signature', 'search'] });
+  if (filter.action) {
+    having.push('countIf(LoopAction = {action:String}) > 0');
+    params.action = filter.action;
+  }
+  if (filter.signature) {
+    having.push('countIf(Signature = {signature:String}) > 0');
+    params.signature = filter.signature;
+  }
+  if (filter.search) {
+    having.push(`countIf(${SEARCH_SQL}) > 0`);
+    params.search = filter.search.toLowerCase();
+  }
+  return {
+    rollup: false,
+    columns: RAW_SESSION_COLUMNS,
+    body: `${src.derived} ${where([...conds, "LoopScope != ''"])} GROUP BY LoopScope
+      ${having.length ? `HAVING ${having.join(' AND ')}` : ''}`,
+  };
+}
+
+/**
+ * Sessions (scopes). Time, service and tool narrow the calls aggregated; action, signature and
+ * search select the sessions that contain a matching call.
+ */
+export async function querySessions(
+  src: Source,
+  filter: QueryFilter,
+  page?: PageRequest,
+): Promise<Page<SessionRow>> {
+  const params: SqlParams = {};
+  const q = sessionsSql(src, filter, params);
+  const p = normalizePage(page, SESSION_SORTS, 'end');
+  const sort = p.sort === 'worstAction' ? 'worstRank' : p.sort;
+  const rows = await src.exec.query(
+    `SELECT ${q.columns}, count() OVER () AS total FROM ${q.body}
+    ORDER BY ${sort} ${p.order}, scope LIMIT ${p.limit} OFFSET ${p.offset}`,
+    params,
+  );
+  let total = rows.length ? num(rows[0]?.total) : 0;
+  if (!rows.length && p.offset > 0) {
+    const [c] = await src.exec.query(`SELECT count() AS n FROM (SELECT 1 FROM ${q.body})`, params);
+    total = num(c?.n);
+  }
+  return { total, rows: rows.map(sessionRow) };
+}

@@ -1,0 +1,220 @@
+import { ACTIONS } from '../span-fields.js';
+import type {
+  CounterSnapshot,
+  LoopAction,
+  QueryFilter,
+  Series,
+  SeriesPoint,
+  SessionDetail,
+  Summary,
+  TimelineCall,
+  TraceSpan,
+} from '../types.js';
+import type { SqlParams } from './executor.js';
+import { RAW_SESSION_COLUMNS, sessionRow } from './lists.js';
+import { events, num, rawConditions, type Source, where } from './sql.js';
+
+/** Totals of a range: spans of any kind, then calls by action and distinct sessions. */
+export async function querySummary(src: Source, filter: QueryFilter): Promise<Summary> {
+  const p1: SqlParams = {};
+  const spanConds = rawConditions(
+    { from: filter.from, to: filter.to, service: filter.service },
+    p1,
+    {
+      calls: false,
+    },
+  );
+  const p2: SqlParams = {};
+  const callConds = rawConditions(filter, p2);
+  const [spans] = await src.exec.query(
+    `SELECT count() AS spans FROM otel_traces ${where(spanConds)}`,
+    p1,
+  );
+  const [row] = await src.exec.query(
+    `SELECT count() AS calls, countIf(LoopAction = 'nudge') AS nudges, countIf(LoopAction = 'warn') AS warns,
+      countIf(LoopAction = 'block') AS blocks, countIf(LoopAction = 'halt') AS halts,
+      countIf(ActionRank > 0) AS loops, uniqExactIf(LoopScope, LoopScope != '') AS sessions
+    FROM ${src.derived} ${where(callConds)}`,
+    p2,
+  );
+  const calls = num(row?.calls);
+  return {
+    spans: num(spans?.spans),
+    calls,
+    nudges: num(row?.nudges),
+    warns: num(row?.warns),
+    blocks: num(row?.blocks),
+    halts: num(row?.halts),
+    sessions: num(row?.sessions),
+    loopShare: calls === 0 ? 0 : num(row?.loops) / calls,
+  };
+}
+
+/** Max calls returned on one session timeline. */
+export const TIMELINE_MAX = 5000;
+
+/** One session with its calls in time order; undefined when the scope has no calls. */
+export async function querySession(
+  src: Source,
+  scope: string,
+  filter: Partial<QueryFilter> = {},
+  page: { limit?: number; offset?: number } = {},
+): Promise<SessionDetail | undefined> {
+  const limit = Math.min(Math.max(Math.trunc(page.limit ?? TIMELINE_MAX), 1), TIMELINE_MAX);
+  const offset = Math.max(Math.trunc(page.offset ?? 0), 0);
+  const params: SqlParams = { scope };
+  const conds = rawConditions(
+    { from: filter.from, to: filter.to, service: filter.service },
+    params,
+  );
+  const clause = where([...conds, 'LoopScope = {scope:String}']);
+  const [head] = await src.exec.query(
+    `SELECT ${RAW_SESSION_COLUMNS} FROM ${src.derived} ${clause} GROUP BY LoopScope`,
+    params,
+  );
+  if (!head) return undefined;
+  const rows = await src.exec.query(
+    `SELECT TraceId, SpanId, StartMs, Duration, ToolName, Signature, LoopAction, LoopAxis, Streak,
+      LoopCount, NudgeLevel, Outcome, SpanAttributes, EventTimes, EventNames, EventAttributes
+    FROM ${src.derived} ${clause} ORDER BY Timestamp, SpanId LIMIT ${limit} OFFSET ${offset}`,
+    params,
+  );
+  const calls = rows.map((r): TimelineCall => {
+    const outcome = String(r.Outcome);
+    const call: TimelineCall = {
+      traceId: String(r.TraceId),
+      spanId: String(r.SpanId),
+      time: num(r.StartMs),
+      durationMs: num(r.Duration) / 1e6,
+      tool: String(r.ToolName),
+      signature: String(r.Signature),
+      action: (String(r.LoopAction) || 'allow') as LoopAction,
+      streak: num(r.Streak),
+      count: num(r.LoopCount),
+      outcome: outcome === 'error' || outcome === 'blocked' ? outcome : 'ok',
+      events: events(r),
+      attributes: (r.SpanAttributes ?? {}) as Record<string, string>,
+    };
+    if (r.LoopAxis) call.axis = String(r.LoopAxis);
+    if (num(r.NudgeLevel) > 0) call.level = num(r.NudgeLevel);
+    return call;
+  });
+  return { session: sessionRow(head), calls };
+}
+
+/** Max points of a zero-filled series. */
+export const SERIES_MAX_POINTS = 10_000;
+
+/** Calls per action per time bucket, zero-filled over the range. */
+export async function querySeries(
+  src: Source,
+  filter: QueryFilter,
+  bucketMs: number,
+): Promise<Series> {
+  const bucket = Math.max(1, Math.trunc(bucketMs));
+  const params: SqlParams = { bucket };
+  const rows = await src.exec.query(
+    `SELECT intDiv(StartMs, {bucket:Int64}) * {bucket:Int64} AS t, LoopAction AS action, count() AS n
+    FROM ${src.derived} ${where(rawConditions(filter, params))} GROUP BY t, action ORDER BY t`,
+    params,
+  );
+  const points = new Map<number, SeriesPoint>();
+  const point = (t: number): SeriesPoint => {
+    let p = points.get(t);
+    if (!p) {
+      p = { t, allow: 0, nudge: 0, warn: 0, block: 0, halt: 0 };
+      points.set(t, p);
+    }
+    return p;
+  };
+  const first = Math.floor(filter.from / bucket) * bucket;
+  if ((filter.to - first) / bucket <= SERIES_MAX_POINTS) {
+    for (let t = first; t < filter.to; t += bucket) point(t);
+  }
+  for (const r of rows) {
+    const action = String(r.action);
+    const p = point(num(r.t));
+    if ((ACTIONS as readonly string[]).includes(action)) p[action as LoopAction] += num(r.n);
+  }
+  return { bucketMs: bucket, points: [...points.values()].sort((a, b) => a.t - b.t) };
+}
+
+/** Every span of a trace, by start time. */
+export async function queryTrace(src: Source, traceId: string): Promise<TraceSpan[]> {
+  const rows = await src.exec.query(
+    `SELECT TraceId, SpanId, ParentSpanId, SpanName, SpanKind, ServiceName,
+      toUnixTimestamp64Milli(Timestamp) AS StartMs, Duration, StatusCode, StatusMessage, SpanAttributes,
+      arrayMap(t -> toUnixTimestamp64Milli(t), Events.Timestamp) AS EventTimes,
+      Events.Name AS EventNames, Events.Attributes AS EventAttributes
+    FROM otel_traces WHERE TraceId = {trace:String} ORDER BY Timestamp, SpanId`,
+    { trace: traceId.toLowerCase() },
+  );
+  return rows.map((r) => ({
+    traceId: String(r.TraceId),
+    spanId: String(r.SpanId),
+    parentSpanId: String(r.ParentSpanId),
+    name: String(r.SpanName),
+    kind: String(r.SpanKind),
+    serviceName: String(r.ServiceName),
+    start: num(r.StartMs),
+    durationMs: num(r.Duration) / 1e6,
+    statusCode: String(r.StatusCode),
+    statusMessage: String(r.StatusMessage),
+    attributes: (r.SpanAttributes ?? {}) as Record<string, string>,
+    events: events(r),
+  }));
+}
+
+/** Distinct services (any span) and tools (calls) of a range. */
+export async function queryFacets(
+  src: Source,
+  filter: QueryFilter,
+): Promise<{ services: string[]; tools: string[] }> {
+  const p1: SqlParams = {};
+  const c1 = rawConditions({ from: filter.from, to: filter.to }, p1, { calls: false });
+  const p2: SqlParams = {};
+  const c2 = rawConditions({ from: filter.from, to: filter.to, service: filter.service }, p2);
+  const services = await src.exec.query(
+    `SELECT DISTINCT ServiceName AS v FROM otel_traces ${where(c1)} ORDER BY v`,
+    p1,
+  );
+  const tools = await src.exec.query(
+    `SELECT DISTINCT ToolName AS v FROM ${src.derived} ${where([...c2, "ToolName != ''"])} ORDER BY v`,
+    p2,
+  );
+  return { services: services.map((r) => String(r.v)), tools: tools.map((r) => String(r.v)) };
+}
+
+/** The monotonic counters: sums of the SummingMergeTree rows, halted scopes counted exactly. */
+export async function queryCounters(src: Source): Promise<CounterSnapshot> {
+  const rows = await src.exec.query(
+    `SELECT Metric, Service, Tool, Axis, Action, Reason, sum(Value) AS v FROM loopguard_counters
+    GROUP BY Metric, Service, Tool, Axis, Action, Reason HAVING v > 0
+    ORDER BY Metric, Service, Tool, Axis, Action, Reason`,
+  );
+  const halted = await src.exec.query(
+    'SELECT Service AS service, uniqExact(Scope) AS n FROM loopguard_halted_scopes GROUP BY Service ORDER BY Service',
+  );
+  const snap: CounterSnapshot = {
+    toolCalls: [],
+    decisions: [],
+    haltedSessions: halted.map((h) => ({ service: String(h.service), value: num(h.n) })),
+    ingestedSpans: 0,
+    rejectedSpans: [],
+  };
+  for (const r of rows) {
+    const [service, tool, axis, action, reason] = [
+      r.Service,
+      r.Tool,
+      r.Axis,
+      r.Action,
+      r.Reason,
+    ].map(String) as [string, string, string, string, string];
+    const value = num(r.v);
+    if (r.Metric === 'ingested_spans') snap.ingestedSpans += value;
+    else if (r.Metric === 'tool_calls') snap.toolCalls.push({ service, tool, action, value });
+    else if (r.Metric === 'decisions') snap.decisions.push({ service, tool, axis, action, value });
+    else if (r.Metric === 'rejected_spans') snap.rejectedSpans.push({ reason, value });
+  }
+  return snap;
+}

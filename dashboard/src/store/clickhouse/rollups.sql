@@ -1,0 +1,58 @@
+-- Per-minute rollups of tool calls, filled by materialized views on otel_traces. The store reads
+-- them for hotspots and sessions when the range is minute-aligned and the filter allows it
+-- (docs/scaling.md); otherwise it reads otel_traces. deleteBefore trims them with the spans.
+CREATE TABLE IF NOT EXISTS loopguard_hotspots_1m (
+    Minute DateTime CODEC(Delta, ZSTD(1)),
+    ServiceName LowCardinality(String),
+    ToolName LowCardinality(String),
+    Signature String,
+    LoopAction LowCardinality(String),
+    Calls SimpleAggregateFunction(sum, UInt64),
+    LongestStreak SimpleAggregateFunction(max, Int32),
+    Sessions AggregateFunction(uniqExact, String),
+    RepeatNs SimpleAggregateFunction(sum, UInt64),
+    FirstSeen SimpleAggregateFunction(min, Int64),
+    LastSeen SimpleAggregateFunction(max, Int64),
+    SampleArgs SimpleAggregateFunction(max, String)
+) ENGINE = AggregatingMergeTree
+PARTITION BY toDate(Minute)
+ORDER BY (Minute, ServiceName, ToolName, Signature, LoopAction);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_hotspots_1m_mv TO loopguard_hotspots_1m AS
+SELECT toStartOfMinute(Timestamp) AS Minute, ServiceName, ToolName, Signature, LoopAction,
+    count() AS Calls, max(Streak) AS LongestStreak,
+    uniqExactStateIf(LoopScope, LoopScope != '') AS Sessions,
+    sumIf(Duration, LoopCount > 1) AS RepeatNs,
+    min(StartMs) AS FirstSeen, max(StartMs) AS LastSeen, max(ToolArgs) AS SampleArgs
+FROM ({{derive}})
+WHERE IsCall AND Signature != ''
+GROUP BY Minute, ServiceName, ToolName, Signature, LoopAction;
+
+CREATE TABLE IF NOT EXISTS loopguard_sessions_1m (
+    Minute DateTime CODEC(Delta, ZSTD(1)),
+    ServiceName LowCardinality(String),
+    LoopScope String,
+    ToolName LowCardinality(String),
+    Calls SimpleAggregateFunction(sum, UInt64),
+    Nudges SimpleAggregateFunction(sum, UInt64),
+    Warns SimpleAggregateFunction(sum, UInt64),
+    Blocks SimpleAggregateFunction(sum, UInt64),
+    Halts SimpleAggregateFunction(sum, UInt64),
+    LongestStreak SimpleAggregateFunction(max, Int32),
+    WorstRank SimpleAggregateFunction(max, Int8),
+    ConversationId SimpleAggregateFunction(max, String),
+    Start SimpleAggregateFunction(min, Int64),
+    End SimpleAggregateFunction(max, Int64)
+) ENGINE = AggregatingMergeTree
+PARTITION BY toDate(Minute)
+ORDER BY (Minute, ServiceName, LoopScope, ToolName);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_sessions_1m_mv TO loopguard_sessions_1m AS
+SELECT toStartOfMinute(Timestamp) AS Minute, ServiceName, LoopScope, ToolName,
+    count() AS Calls, countIf(LoopAction = 'nudge') AS Nudges, countIf(LoopAction = 'warn') AS Warns,
+    countIf(LoopAction = 'block') AS Blocks, countIf(LoopAction = 'halt') AS Halts,
+    max(Streak) AS LongestStreak, max(ActionRank) AS WorstRank, max(ConversationId) AS ConversationId,
+    min(StartMs) AS Start, max(StartMs + intDiv(Duration, 1000000)) AS End
+FROM ({{derive}})
+WHERE IsCall AND LoopScope != ''
+GROUP BY Minute, ServiceName, LoopScope, ToolName;

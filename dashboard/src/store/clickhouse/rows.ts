@@ -1,0 +1,35 @@
+import type { SpanRecord } from '../types.js';
+
+/** Epoch nanoseconds as the decimal seconds text ClickHouse parses exactly into DateTime64(9). */
+export function nsToDateTime64(ns: bigint): string {
+  const v = ns < 0n ? 0n : ns;
+  return `${v / 1_000_000_000n}.${(v % 1_000_000_000n).toString().padStart(9, '0')}`;
+}
+
+/** One otel_traces row (JSONEachRow) laid out as the Collector's clickhouse exporter writes it. */
+export function spanToRow(s: SpanRecord): Record<string, unknown> {
+  return {
+    Timestamp: nsToDateTime64(s.startTimeUnixNano),
+    TraceId: s.traceId,
+    SpanId: s.spanId,
+    ParentSpanId: s.parentSpanId,
+    TraceState: s.traceState,
+    SpanName: s.name,
+    SpanKind: s.kind,
+    ServiceName: s.serviceName,
+    ResourceAttributes: s.resourceAttributes,
+    ScopeName: s.scopeName,
+    ScopeVersion: s.scopeVersion,
+    SpanAttributes: s.attributes,
+    Duration: (s.durationNs < 0n ? 0n : s.durationNs).toString(),
+    StatusCode: s.statusCode,
+    StatusMessage: s.statusMessage,
+    'Events.Timestamp': s.events.map((e) => nsToDateTime64(e.timeUnixNano)),
+    'Events.Name': s.events.map((e) => e.name),
+    'Events.Attributes': s.events.map((e) => e.attributes),
+    'Links.TraceId': s.links.map((l) => l.traceId),
+    'Links.SpanId': s.links.map((l) => l.spanId),
+    'Links.TraceState': s.links.map((l) => l.traceState),
+    'Links.Attributes': s.links.map((l) => l.attributes),
+  };
+}

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+
+// The .sql files live in src/store/clickhouse/; this resolves from src/store/clickhouse/*.ts
+// (tests) and from dist/store/clickhouse/*.js (built) alike, both two levels below the package.
+const SQL_DIR = new URL('../../../src/store/clickhouse/', import.meta.url);
+
+/** Reads one shipped .sql file. */
+export function readSql(name: string): string {
+  return readFileSync(new URL(name, SQL_DIR), 'utf8');
+}
+
+/** The derived-fields SELECT over otel_traces (derive.sql) without its comments. */
+export function deriveSql(): string {
+  return stripComments(readSql('derive.sql')).trim();
+}
+
+function stripComments(sql: string): string {
+  return sql
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('--'))
+    .join('\n');
+}
+
+/** Splits a file into statements (`;` at a line end) and inlines `{{derive}}`. */
+export function statements(sql: string, derive = deriveSql()): string[] {
+  return stripComments(sql)
+    .split(/;\s*$/m)
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => s.replaceAll('{{derive}}', derive));
+}
+
+/** Every DDL statement of the store, in order: otel_traces, counters and their views, rollups. */
+export function schemaStatements(): string[] {
+  return ['otel_traces.sql', 'counters.sql', 'rollups.sql'].flatMap((f) => statements(readSql(f)));
+}
+
+/** A rollup view: its target table and the SELECT that fills it, with `{{derive}}` unexpanded. */
+export interface RollupView {
+  target: string;
+  select: string;
+}
+
+/** The materialized views of rollups.sql, for re-filling a minute after deleteBefore. */
+export function rollupViews(): RollupView[] {
+  const out: RollupView[] = [];
+  for (const s of statements(readSql('rollups.sql'), '{{derive}}')) {
+    const m = /^CREATE MATERIALIZED VIEW IF NOT EXISTS \w+ TO (\w+) AS\s+(SELECT[\s\S]+)$/.exec(s);
+    if (m) out.push({ target: m[1] as string, select: m[2] as string });
+  }
+  return out;
+}
