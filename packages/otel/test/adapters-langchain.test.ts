@@ -1,0 +1,222 @@
+import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { createAgent, FakeToolCallingModel } from 'langchain';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  guardLangChainTool,
+  loopguardMiddleware,
+  patchLangChain,
+} from '../src/adapters/langchain.js';
+import { createGuard, type GuardOptions, LoopHaltError } from '../src/index.js';
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+function guardWith(options: Partial<GuardOptions> & { hardStop?: boolean } = {}) {
+  const { hardStop = false, ...rest } = options;
+  return createGuard({
+    tracerProvider: provider,
+    engine: { configFile: false, env: {}, guardrails: { hardStop } },
+    ...rest,
+  });
+}
+
+/** A chat model that calls `name` with the same args `calls` times, then answers without tools. */
+function loopingModel(name: string, args: Record<string, unknown>, calls: number, prefix = 'call') {
+  const toolCalls = Array.from({ length: calls }, (_, i) => [
+    { name, args, id: `${prefix}-${i + 1}` },
+  ]);
+  return new FakeToolCallingModel({ toolCalls: [...toolCalls, []] });
+}
+
+function spansOf(name: string): ReadableSpan[] {
+  return exporter
+    .getFinishedSpans()
+    .filter((s) => s.name === `execute_tool ${name}`)
+    .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+}
+
+function toolMessages(messages: BaseMessage[]): Map<string, ToolMessage> {
+  const out = new Map<string, ToolMessage>();
+  for (const m of messages) {
+    if (m.type === 'tool') out.set((m as ToolMessage).tool_call_id, m as ToolMessage);
+  }
+  return out;
+}
+
+function makeGrep(onCall?: () => void) {
+  return tool(
+    async ({ pattern }: { pattern: string; path: string }) => {
+      onCall?.();
+      return `src/a.ts:1: ${pattern} fix me`;
+    },
+    {
+      name: 'grep',
+      description: 'search files',
+      schema: z.object({ pattern: z.string(), path: z.string() }),
+    },
+  );
+}
+
+const grepArgs = { pattern: 'TODO', path: 'src' };
+const ask = { messages: [{ role: 'user', content: 'find the TODOs' }] };
+
+afterEach(() => exporter.reset());
+
+describe('loopguardMiddleware with createAgent and a scripted chat model', () => {
+  it('traces every tool call and appends notices to the ToolMessages the model reads', async () => {
+    const guard = guardWith();
+    const agent = createAgent({
+      model: loopingModel('grep', grepArgs, 6),
+      tools: [makeGrep()],
+      middleware: [loopguardMiddleware({ guard })],
+    });
+    const result = await agent.invoke(ask, {
+      configurable: { thread_id: 'thread-1' },
+      recursionLimit: 100,
+    });
+    const spans = spansOf('grep');
+    expect(spans).toHaveLength(6);
+    const messages = toolMessages(result.messages);
+    for (const [i, span] of spans.entries()) {
+      const id = `call-${i + 1}`;
+      expect(span.attributes['gen_ai.tool.call.id']).toBe(id);
+      expect(span.attributes['loopguard.scope']).toBe('thread-1');
+      expect(span.attributes['loopguard.streak']).toBe(i + 1);
+      const content = String(messages.get(id)?.content);
+      expect(content.startsWith('src/a.ts:1: TODO fix me')).toBe(true);
+      expect(content.includes('[loopguard]')).toBe(span.attributes['loopguard.action'] !== 'allow');
+    }
+    expect(spans[2]?.events.map((e) => e.name)).toContain('loopguard.nudge');
+
+    // a new invoke on the same thread is a new user turn: the scope starts afresh
+    const next = createAgent({
+      model: loopingModel('grep', grepArgs, 1, 'next'),
+      tools: [makeGrep()],
+      middleware: [loopguardMiddleware({ guard })],
+    });
+    await next.invoke(ask, { configurable: { thread_id: 'thread-1' }, recursionLimit: 20 });
+    expect(spansOf('grep').at(-1)?.attributes['loopguard.streak']).toBe(1);
+  });
+
+  it("with hard stop and onHalt 'return', blocked calls get an error ToolMessage and never run", async () => {
+    const guard = guardWith({ hardStop: true, onHalt: 'return' });
+    let executed = 0;
+    const agent = createAgent({
+      model: loopingModel('grep', grepArgs, 8),
+      tools: [makeGrep(() => (executed += 1))],
+      middleware: [loopguardMiddleware({ guard, scope: 'blocked' })],
+    });
+    const result = await agent.invoke(ask, { recursionLimit: 100 });
+    const spans = spansOf('grep');
+    const blocked = spans.filter((s) => s.attributes['loopguard.outcome'] === 'blocked');
+    expect(blocked.length).toBeGreaterThan(0);
+    expect(executed).toBe(8 - blocked.length);
+    const last = toolMessages(result.messages).get('call-8');
+    expect(last?.status).toBe('error');
+    expect(String(last?.content)).toMatch(/^\[loopguard\]/);
+    expect(blocked.every((s) => s.attributes['error.type'] === 'loopguard.blocked')).toBe(true);
+  });
+
+  it('with hard stop on, the halting call makes invoke reject with LoopHaltError', async () => {
+    const guard = guardWith({ hardStop: true });
+    const agent = createAgent({
+      model: loopingModel('grep', grepArgs, 12),
+      tools: [makeGrep()],
+      middleware: [loopguardMiddleware({ guard, scope: 'halt' })],
+    });
+    const failure = await agent.invoke(ask, { recursionLimit: 100 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    let cause: unknown = failure;
+    while (cause instanceof Error && !(cause instanceof LoopHaltError)) cause = cause.cause;
+    expect(cause).toBeInstanceOf(LoopHaltError);
+    const spans = spansOf('grep');
+    expect(spans.length).toBeLessThan(12);
+    expect(['block', 'halt']).toContain(spans.at(-1)?.attributes['loopguard.action']);
+  });
+
+  it('answers tool errors with an error ToolMessage as createAgent does, or re-throws on request', async () => {
+    const failing = tool(
+      async (_: { cmd: string }): Promise<string> => {
+        throw new RangeError('exit 1');
+      },
+      { name: 'bash', description: 'run', schema: z.object({ cmd: z.string() }) },
+    );
+    const guard = guardWith();
+    const agent = createAgent({
+      model: loopingModel('bash', { cmd: 'make' }, 3),
+      tools: [failing],
+      middleware: [loopguardMiddleware({ guard, scope: 'errors' })],
+    });
+    const result = await agent.invoke(ask, { recursionLimit: 50 });
+    const messages = toolMessages(result.messages);
+    expect(messages.get('call-1')?.status).toBe('error');
+    expect(String(messages.get('call-1')?.content)).toContain('exit 1');
+    const spans = spansOf('bash');
+    expect(spans.map((s) => s.attributes['error.type'])).toEqual([
+      'RangeError',
+      'RangeError',
+      'RangeError',
+    ]);
+    expect(spans[1]?.attributes['loopguard.axis']).toBe('exact_failure');
+
+    const strict = createAgent({
+      model: loopingModel('bash', { cmd: 'make' }, 1),
+      tools: [failing],
+      middleware: [loopguardMiddleware({ guard, scope: 'strict', toolErrors: 'throw' })],
+    });
+    await expect(strict.invoke(ask, { recursionLimit: 20 })).rejects.toThrow('exit 1');
+  });
+});
+
+describe('guardLangChainTool', () => {
+  it('guards a tool(...) used by createAgent without middleware; the original stays unguarded', async () => {
+    const guard = guardWith();
+    const original = makeGrep();
+    const guarded = guardLangChainTool(original, { guard, scope: 'tool-scope' });
+    expect(guardLangChainTool(guarded, { guard })).toBe(guarded);
+    const agent = createAgent({ model: loopingModel('grep', grepArgs, 4), tools: [guarded] });
+    const result = await agent.invoke(ask, { recursionLimit: 50 });
+    const spans = spansOf('grep');
+    expect(spans.map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual([
+      'call-1',
+      'call-2',
+      'call-3',
+      'call-4',
+    ]);
+    expect(spans.every((s) => s.attributes['loopguard.scope'] === 'tool-scope')).toBe(true);
+    const third = toolMessages(result.messages).get('call-3');
+    expect(String(third?.content)).toContain('[loopguard]');
+    expect(await original.invoke(grepArgs)).toBe('src/a.ts:1: TODO fix me');
+    expect(spansOf('grep')).toHaveLength(4);
+  });
+});
+
+describe('patchLangChain', () => {
+  it('adds the middleware to agents created through the patched createAgent, once', async () => {
+    const guard = guardWith();
+    const mod: Record<string, unknown> = { createAgent };
+    expect(patchLangChain(mod, { guard, scope: 'patched' })).toBe(true);
+    const patched = mod.createAgent;
+    expect(patchLangChain(mod, { guard })).toBe(true);
+    expect(mod.createAgent).toBe(patched);
+    const agent = (mod.createAgent as typeof createAgent)({
+      model: loopingModel('grep', grepArgs, 2),
+      tools: [makeGrep()],
+    });
+    await agent.invoke(ask, { recursionLimit: 20 });
+    expect(spansOf('grep').map((s) => s.attributes['loopguard.scope'])).toEqual([
+      'patched',
+      'patched',
+    ]);
+  });
+});
