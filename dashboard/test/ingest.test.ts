@@ -1,0 +1,183 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/server/app.js';
+import { decodeJsonRequest } from '../src/server/otlp/json.js';
+import { decodeProtobufRequest } from '../src/server/otlp/protobuf.js';
+import { openDuckDbStore } from '../src/store/duckdb.js';
+import type { Store } from '../src/store/types.js';
+import { sdkSpans, toJson, toProtobuf } from './otlp-helpers.js';
+
+const require = createRequire(
+  createRequire(import.meta.url).resolve('@opentelemetry/exporter-trace-otlp-proto'),
+);
+const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') as {
+  ProtobufTraceSerializer: {
+    deserializeResponse(b: Uint8Array): {
+      partialSuccess?: { rejectedSpans?: number | string | { low: number }; errorMessage?: string };
+    };
+  };
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'loopguard-ingest-'));
+let store: Store;
+let app: ReturnType<typeof createApp>;
+const all = `from=0&to=${Date.now() + 86_400_000}`;
+
+beforeAll(async () => {
+  store = await openDuckDbStore({ path: join(dir, 'ingest.duckdb') });
+  app = createApp({ store });
+});
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const PROTO = { 'content-type': 'application/x-protobuf' };
+const JSON_CT = { 'content-type': 'application/json' };
+const post = (body: RequestInit['body'], headers: Record<string, string>, a = app) =>
+  a.request('/v1/traces', { method: 'POST', body, headers });
+
+function jsonSpan(over: Record<string, unknown> = {}, service = 'json-agent') {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
+        scopeSpans: [
+          {
+            scope: { name: 'test' },
+            spans: [
+              {
+                traceId: '0af7651916cd43dd8448eb211c80319c',
+                spanId: 'b7ad6b7169203331',
+                name: 'execute_tool ls',
+                kind: 1,
+                startTimeUnixNano: String(BigInt(Date.now()) * 1_000_000n),
+                endTimeUnixNano: String(BigInt(Date.now() + 3) * 1_000_000n),
+                attributes: [
+                  { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
+                  { key: 'gen_ai.tool.name', value: { stringValue: 'ls' } },
+                  { key: 'loopguard.streak', value: { intValue: 2 } },
+                ],
+                ...over,
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+}
+
+async function hotspot(service: string) {
+  const res = await app.request(`/api/hotspots?${all}&service=${service}`);
+  return (await res.json()) as {
+    total: number;
+    rows: { calls: number; longestStreak: number; nudges: number; sampleArgs?: string }[];
+  };
+}
+
+describe('POST /v1/traces', () => {
+  it('stores protobuf from the OTel serializer and answers in protobuf', async () => {
+    const spans = await sdkSpans(5, { service: 'proto-agent' });
+    const res = await post(toProtobuf(spans), PROTO);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/x-protobuf');
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
+    const h = await hotspot('proto-agent');
+    expect(h.rows).toEqual([
+      expect.objectContaining({
+        calls: 5,
+        longestStreak: 5,
+        nudges: 3,
+        sampleArgs: '{"q":"loop"}',
+      }),
+    ]);
+    const summary = await (await app.request(`/api/summary?${all}&service=proto-agent`)).json();
+    expect(summary).toMatchObject({ spans: 6, calls: 5, nudges: 3 });
+  });
+
+  it('stores OTLP/JSON from the OTel serializer', async () => {
+    const spans = await sdkSpans(4, { service: 'json-sdk-agent' });
+    const res = await post(toJson(spans), JSON_CT);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({});
+    expect((await hotspot('json-sdk-agent')).rows[0]).toMatchObject({ calls: 4, nudges: 2 });
+  });
+
+  it('decodes protobuf and JSON of the same spans to the same records', async () => {
+    const spans = await sdkSpans(3, {
+      extra: { list: ['a', 'b'], flag: true, ratio: 0.5, big: 9007199254740993 },
+    });
+    const fromProto = decodeProtobufRequest(toProtobuf(spans));
+    const fromJson = decodeJsonRequest(JSON.parse(toJson(spans)));
+    expect(fromProto.spans).toHaveLength(4);
+    expect(fromProto).toEqual(fromJson);
+    const call = fromProto.spans.find((s) => s.name.startsWith('execute_tool'))!;
+    expect(call.kind).toBe('Internal');
+    expect(call.statusCode).toBe('Ok');
+    expect(call.attributes).toMatchObject({
+      'loopguard.streak': '1',
+      list: '["a","b"]',
+      flag: 'true',
+      ratio: '0.5',
+    });
+    expect(call.parentSpanId).toHaveLength(16);
+    expect(call.traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('accepts gzip for both encodings', async () => {
+    const spans = await sdkSpans(2, { service: 'gzip-agent' });
+    const a = await post(gzipSync(toProtobuf(spans)), { ...PROTO, 'content-encoding': 'gzip' });
+    const b = await post(gzipSync(toJson(spans)), { ...JSON_CT, 'content-encoding': 'gzip' });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect((await hotspot('gzip-agent')).rows[0]!.calls).toBe(4);
+  });
+
+  it('rejects spans with ids of the wrong length as a partial success', async () => {
+    const before = (await store.counters()).rejectedSpans;
+    const body = jsonSpan();
+    const spans = body.resourceSpans[0]!.scopeSpans[0]!.spans;
+    spans.push({ ...spans[0]!, traceId: 'abcd' }, { ...spans[0]!, spanId: '00'.repeat(8) });
+    const res = await post(JSON.stringify(body), JSON_CT);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      partialSuccess: {
+        rejectedSpans: '2',
+        errorMessage: '1 span(s) rejected: invalid_trace_id; 1 span(s) rejected: invalid_span_id',
+      },
+    });
+    const after = (await store.counters()).rejectedSpans;
+    const value = (list: typeof after, reason: string) =>
+      list.find((r) => r.reason === reason)?.value ?? 0;
+    expect(value(after, 'invalid_trace_id') - value(before, 'invalid_trace_id')).toBe(1);
+    expect(value(after, 'invalid_span_id') - value(before, 'invalid_span_id')).toBe(1);
+    const metrics = await (await app.request('/metrics')).text();
+    expect(metrics).toMatch(/loopguard_rejected_spans_total\{reason="invalid_trace_id"\} \d+/);
+  });
+
+  it('reports partial success in protobuf for protobuf requests', async () => {
+    const res = await post(shortIdRequest(), PROTO);
+    expect(res.status).toBe(200);
+    const response = ProtobufTraceSerializer.deserializeResponse(
+      new Uint8Array(await res.arrayBuffer()),
+    );
+    expect(Number(response.partialSuccess?.rejectedSpans)).toBe(1);
+    expect(response.partialSuccess?.errorMessage).toContain('invalid_trace_id');
+  });
+});
+
+/** A hand-encoded request holding one span whose trace id is 8 bytes. */
+function shortIdRequest(): Buffer {
+  const len = (field: number, body: Buffer) =>
+    Buffer.concat([Buffer.from([(field << 3) | 2, body.length]), body]);
+  const span = Buffer.concat([
+    len(1, Buffer.alloc(8, 1)),
+    len(2, Buffer.alloc(8, 2)),
+    len(5, Buffer.from('x')),
+  ]);
+  return len(1, len(2, len(2, span)));
+}
