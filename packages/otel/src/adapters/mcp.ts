@@ -33,6 +33,7 @@ export interface McpInstrumentOptions {
 }
 
 const PATCHED = Symbol.for('loopguard.mcp.patched');
+const ORIGINAL = Symbol.for('loopguard.mcp.original');
 
 /** MCP results: blocked = `isError` with the reason as text; a notice = one extra text item. */
 export const mcpResultAdapter: ResultAdapter<McpCallToolResultLike> = {
@@ -71,6 +72,7 @@ function guarded(original: CallTool, options: McpInstrumentOptions): CallTool {
     );
   };
   Object.defineProperty(wrapper, PATCHED, { value: true });
+  Object.defineProperty(wrapper, ORIGINAL, { value: original });
   return wrapper;
 }
 
@@ -114,4 +116,16 @@ export function patchMcpClientClass(
     configurable: true,
   });
   return true;
+}
+
+/** Undoes `patchMcpClientClass` (used when the register instrumentation is disabled). */
+export function unpatchMcpClientClass(ClientClass: { prototype: unknown }): void {
+  const proto = ClientClass?.prototype as Record<string, unknown> | undefined;
+  const current = proto?.callTool as (CallTool & { [ORIGINAL]?: CallTool }) | undefined;
+  if (!proto || !isPatched(current)) return;
+  Object.defineProperty(proto, 'callTool', {
+    value: current?.[ORIGINAL],
+    writable: true,
+    configurable: true,
+  });
 }

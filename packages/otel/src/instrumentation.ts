@@ -1,0 +1,116 @@
+import { createRequire } from 'node:module';
+import { join, sep } from 'node:path';
+import {
+  InstrumentationBase,
+  type InstrumentationConfig,
+  type InstrumentationModuleDefinition,
+  InstrumentationNodeModuleDefinition,
+  InstrumentationNodeModuleFile,
+} from '@opentelemetry/instrumentation';
+import { patchMcpClientClass, unpatchMcpClientClass } from './adapters/mcp.js';
+import type { Guard } from './types.js';
+import { VERSION } from './version.js';
+
+/** Options of `LoopguardInstrumentation`. */
+export interface LoopguardInstrumentationConfig extends InstrumentationConfig {
+  /** Guard used by patched frameworks; default: `getGuard()` at call time. */
+  guard?: Guard;
+}
+
+/** A framework module patched in place by one of the adapters. */
+interface ModulePatch {
+  /** Package name, as required/imported. */
+  module: string;
+  versions: string[];
+  patch(exports: Record<string, unknown>, guard: Guard | undefined): boolean;
+}
+
+const MCP_VERSIONS = ['>=1.0.0 <2'];
+const MCP_CLIENT_FILES = [
+  '@modelcontextprotocol/sdk/dist/esm/client/index.js',
+  '@modelcontextprotocol/sdk/dist/cjs/client/index.js',
+];
+
+/** Framework main modules patched through the other adapters' `patch*` functions. */
+const FRAMEWORKS: ModulePatch[] = [];
+
+/** Module files whose exports `register` should intercept (for the ESM loader hook). */
+export const INSTRUMENTED_MODULES: ReadonlyArray<string | RegExp> = [
+  /\/@modelcontextprotocol\/sdk\/dist\/esm\/client\/index\.js$/,
+  ...FRAMEWORKS.map((framework) => framework.module),
+];
+
+type ClientModule = { Client?: { prototype: unknown } };
+
+/**
+ * The MCP SDK has no root entry point, so require-in-the-middle cannot match its CommonJS client
+ * file by package name; it is matched by absolute path instead, resolved from the working
+ * directory and from the main script.
+ */
+function cjsClientPaths(): string[] {
+  const bases = [join(process.cwd(), 'index.js'), process.argv[1]];
+  const paths = new Set<string>();
+  for (const base of bases) {
+    if (!base) continue;
+    try {
+      const path = createRequire(base).resolve('@modelcontextprotocol/sdk/client/index.js');
+      if (path.endsWith(['', 'dist', 'cjs', 'client', 'index.js'].join(sep))) paths.add(path);
+    } catch {
+      // not installed where the app runs
+    }
+  }
+  return [...paths];
+}
+
+/**
+ * Patches the agent frameworks an application loads (CommonJS via require hooks, ESM via
+ * import-in-the-middle) so their tool calls go through loopguard: the MCP SDK `Client.callTool`,
+ * plus every framework adapter with a `patch*` function.
+ */
+export class LoopguardInstrumentation extends InstrumentationBase<LoopguardInstrumentationConfig> {
+  constructor(config: LoopguardInstrumentationConfig = {}) {
+    super('@loopguard/otel', VERSION, config);
+  }
+
+  protected init(): InstrumentationModuleDefinition[] {
+    const patch = (exports: ClientModule) => {
+      if (exports?.Client) patchMcpClientClass(exports.Client, { guard: this.getConfig().guard });
+      return exports;
+    };
+    const unpatch = (exports?: ClientModule) => {
+      if (exports?.Client) unpatchMcpClientClass(exports.Client);
+    };
+    const mcpFiles = MCP_CLIENT_FILES.map(
+      (file) => new InstrumentationNodeModuleFile(file, MCP_VERSIONS, patch, unpatch),
+    );
+    const definitions: InstrumentationModuleDefinition[] = [
+      new InstrumentationNodeModuleDefinition(
+        '@modelcontextprotocol/sdk',
+        MCP_VERSIONS,
+        undefined,
+        undefined,
+        mcpFiles,
+      ),
+    ];
+    for (const path of cjsClientPaths()) {
+      // Matched by absolute path, the hook reports the file as `index` with no package version.
+      const file = new InstrumentationNodeModuleFile('index', ['*'], patch, unpatch);
+      definitions.push(
+        new InstrumentationNodeModuleDefinition(path, ['*'], undefined, undefined, [file]),
+      );
+    }
+    for (const framework of FRAMEWORKS) {
+      definitions.push(
+        new InstrumentationNodeModuleDefinition(
+          framework.module,
+          framework.versions,
+          (exports: Record<string, unknown>) => {
+            framework.patch(exports, this.getConfig().guard);
+            return exports;
+          },
+        ),
+      );
+    }
+    return definitions;
+  }
+}

@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+
+/** Output of a finished child process. */
+export interface ChildResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** stdout lines that parse as JSON. */
+  lines: Record<string, unknown>[];
+}
+
+/** The parent's environment without loader flags or loopguard/OTel settings, plus `extra`. */
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key === 'NODE_OPTIONS' || key.startsWith('OTEL_') || key.startsWith('LOOPGUARD_')) continue;
+    if (key.startsWith('VITEST') || key.startsWith('CYBERINE_')) continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Runs `node ...args` and collects its output; kills it after `timeoutMs`. */
+export function runNode(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 45_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const lines: Record<string, unknown>[] = [];
+      for (const line of stdout.split('\n')) {
+        try {
+          lines.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          // not a result line
+        }
+      }
+      resolve({ code, signal, stdout, stderr, lines });
+    });
+  });
+}

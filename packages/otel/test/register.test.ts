@@ -1,0 +1,120 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from './helpers/build.js';
+import { type ChildResult, cleanEnv, runNode } from './helpers/child.js';
+import { type OtlpSink, type SinkSpan, startOtlpSink } from './helpers/otlp-sink.js';
+
+const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
+let sink: OtlpSink | undefined;
+
+beforeAll(async () => {
+  await ensureBuilt();
+});
+
+afterEach(async () => {
+  await sink?.close();
+  sink = undefined;
+});
+
+type Content = { type: string; text: string }[];
+
+/** Checks what a looping MCP app printed and what it exported under `--import register`. */
+function expectGuardedLoop(run: ChildResult, spans: SinkSpan[], service: string) {
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.lines).toHaveLength(9);
+  const content = (i: number) =>
+    ((run.lines[i - 1]?.result ?? { content: [] }) as { content: Content }).content;
+  expect(content(1)).toEqual([{ type: 'text', text: 'created #1: flaky test' }]);
+  expect(content(3)).toHaveLength(2);
+  expect(content(3)[0]?.text).toBe('created #3: flaky test');
+  expect(content(3)[1]?.text).toMatch(/^\[loopguard\] Reminder/);
+  expect(content(4)).toHaveLength(1);
+  expect(content(5)[1]?.text).toContain('[loopguard]');
+  // the 8th identical call made the engine halt the scope: LoopHaltError reaches the app
+  expect(run.lines[7]).toMatchObject({ i: 8, error: 'LoopHaltError' });
+  // the 9th is blocked before it reaches the server
+  expect(run.lines[8]?.result).toMatchObject({ isError: true });
+  expect(content(9)[0]?.text).toMatch(/^\[loopguard\] Blocked/);
+
+  const tools = spans.filter((s) => s.name === 'execute_tool create_issue');
+  expect(tools).toHaveLength(9);
+  for (const span of tools) {
+    expect(span.service).toBe(service);
+    expect(span.kind).toBe(1); // SPAN_KIND_INTERNAL
+    expect(span.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'create_issue',
+      'gen_ai.tool.type': 'extension',
+      'loopguard.scope': 'process',
+    });
+    expect(span.attributes['loopguard.signature']).toMatch(/^create_issue:[0-9a-f]{16}$/);
+    expect(span.attributes['loopguard.args_hash']).toMatch(/^[0-9a-f]{64}$/);
+  }
+  expect(tools.map((s) => s.attributes['loopguard.streak'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  expect(tools[2]?.attributes).toMatchObject({
+    'loopguard.action': 'nudge',
+    'loopguard.nudge.level': 1,
+  });
+  expect(tools[2]?.events.map((e) => e.name)).toEqual(['loopguard.nudge']);
+  expect(tools[2]?.events[0]?.attributes).toMatchObject({
+    'loopguard.axis': 'streak',
+    'loopguard.threshold': 3,
+    'loopguard.count': 3,
+  });
+  expect(tools[5]?.attributes).toMatchObject({
+    'loopguard.action': 'warn',
+    'loopguard.axis': 'repetition',
+  });
+  expect(tools[7]?.attributes).toMatchObject({
+    'loopguard.action': 'block',
+    'loopguard.outcome': 'ok',
+  });
+  expect(tools[7]?.events.map((e) => e.name)).toContain('loopguard.block');
+  expect(tools[8]?.attributes).toMatchObject({
+    'loopguard.outcome': 'blocked',
+    'error.type': 'loopguard.blocked',
+  });
+  expect(tools[8]?.status.code).toBe(2); // STATUS_CODE_ERROR
+}
+
+async function runFixture(app: string, service: string) {
+  sink = await startOtlpSink();
+  const run = await runNode(['--import', '@loopguard/otel/register', app], {
+    cwd: FIXTURES,
+    env: cleanEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: service,
+      OTEL_LOGS_EXPORTER: 'none',
+      LOOPGUARD_HARD_STOP: 'true',
+    }),
+  });
+  return run;
+}
+
+describe('node --import @loopguard/otel/register', () => {
+  it('guards an unmodified ESM MCP client app and exports OTLP spans and metrics', async () => {
+    const run = await runFixture('mcp-loop.mjs', 'loop-esm');
+    const active = sink as OtlpSink;
+    expectGuardedLoop(run, active.spans(), 'loop-esm');
+    expect(active.requests().every((r) => r.contentType?.startsWith('application/json'))).toBe(
+      true,
+    );
+    const calls = active.points('loopguard.tool.calls');
+    const total = calls.reduce((sum, p) => sum + Number(p.value), 0);
+    expect(total).toBe(9);
+    expect(active.metricNames()).toEqual(
+      new Set([
+        'loopguard.tool.calls',
+        'loopguard.decisions',
+        'loopguard.streak.length',
+        'gen_ai.execute_tool.duration',
+      ]),
+    );
+  });
+
+  it('guards the CommonJS variant of the same app', async () => {
+    const run = await runFixture('mcp-loop.cjs', 'loop-cjs');
+    expectGuardedLoop(run, (sink as OtlpSink).spans(), 'loop-cjs');
+  });
+});
