@@ -77,9 +77,17 @@ function expectGuardedLoop(run: ChildResult, spans: SinkSpan[], service: string)
   expect(tools[8]?.status.code).toBe(2); // STATUS_CODE_ERROR
 }
 
-async function runFixture(app: string, service: string) {
+async function runFixture(
+  app: string,
+  service: string,
+  extra: { env?: Record<string, string>; preload?: string[] } & Pick<
+    Parameters<typeof runNode>[1],
+    'onLine'
+  > = {},
+) {
   sink = await startOtlpSink();
-  const run = await runNode(['--import', '@loopguard/otel/register', app], {
+  const preload = (extra.preload ?? []).flatMap((file) => ['--import', file]);
+  return runNode([...preload, '--import', '@loopguard/otel/register', app], {
     cwd: FIXTURES,
     env: cleanEnv({
       OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
@@ -87,9 +95,10 @@ async function runFixture(app: string, service: string) {
       OTEL_SERVICE_NAME: service,
       OTEL_LOGS_EXPORTER: 'none',
       LOOPGUARD_HARD_STOP: 'true',
+      ...extra.env,
     }),
+    onLine: extra.onLine,
   });
-  return run;
 }
 
 describe('node --import @loopguard/otel/register', () => {
@@ -116,5 +125,47 @@ describe('node --import @loopguard/otel/register', () => {
   it('guards the CommonJS variant of the same app', async () => {
     const run = await runFixture('mcp-loop.cjs', 'loop-cjs');
     expectGuardedLoop(run, (sink as OtlpSink).spans(), 'loop-cjs');
+  });
+
+  it('flushes on SIGTERM and still terminates by the signal', async () => {
+    const run = await runFixture('mcp-loop.mjs', 'loop-sigterm', {
+      env: {
+        HOLD_OPEN: '1',
+        OTEL_BSP_SCHEDULE_DELAY: '600000',
+        OTEL_METRIC_EXPORT_INTERVAL: '600000',
+      },
+      onLine: (line, kill) => {
+        if (line.done) kill('SIGTERM');
+      },
+    });
+    expect(run.signal).toBe('SIGTERM');
+    const spans = (sink as OtlpSink).spans().filter((s) => s.name === 'execute_tool create_issue');
+    expect(spans).toHaveLength(9);
+    expect((sink as OtlpSink).metricNames().has('loopguard.tool.calls')).toBe(true);
+  });
+
+  it('uses a tracer provider the app registered first instead of starting its own SDK', async () => {
+    const run = await runFixture('mcp-loop.mjs', 'loop-own', { preload: ['./own-sdk.mjs'] });
+    expect(run.code, run.stderr).toBe(0);
+    const own = run.lines.filter((line) => line.span === 'execute_tool create_issue');
+    expect(own).toHaveLength(9);
+    expect(own[2]?.attributes).toMatchObject({
+      'loopguard.action': 'nudge',
+      'loopguard.streak': 3,
+    });
+    expect((sink as OtlpSink).requests().filter((r) => r.path === '/v1/traces')).toHaveLength(0);
+  });
+
+  it('OTEL_SDK_DISABLED=true exports nothing but still guards the loop', async () => {
+    const run = await runFixture('mcp-loop.mjs', 'loop-disabled', {
+      env: { OTEL_SDK_DISABLED: 'true' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const results = run.lines.filter((line) => line.result);
+    expect(((results[2]?.result ?? {}) as { content: Content }).content[1]?.text).toMatch(
+      /^\[loopguard\]/,
+    );
+    expect(run.lines[7]).toMatchObject({ i: 8, error: 'LoopHaltError' });
+    expect((sink as OtlpSink).requests()).toHaveLength(0);
   });
 });

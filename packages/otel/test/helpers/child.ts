@@ -24,14 +24,33 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 /** Runs `node ...args` and collects its output; kills it after `timeoutMs`. */
 export function runNode(
   args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    timeoutMs?: number;
+    /** Called for each stdout line that parses as JSON, with a way to signal the child. */
+    onLine?: (line: Record<string, unknown>, kill: (signal: NodeJS.Signals) => void) => void;
+  },
 ): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env });
     let stdout = '';
     let stderr = '';
+    let pending = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        try {
+          options.onLine?.(JSON.parse(line) as Record<string, unknown>, (signal) =>
+            child.kill(signal),
+          );
+        } catch {
+          // not a JSON line
+        }
+      }
     });
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
