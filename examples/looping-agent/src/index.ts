@@ -1,0 +1,13 @@
+export type {
+  LoopingAgentOptions,
+  SessionOutcome,
+  SessionSummary,
+  Summary,
+} from './run.js';
+export { runLoopingAgent } from './run.js';
+export type { Scenario, ScenarioName } from './scenarios.js';
+export { SCENARIOS, sessionPlan } from './scenarios.js';
+export type { PlannedCall } from './scripted-model.js';
+export { ScriptedAgentModel } from './scripted-model.js';
+export type { ActionCounts } from './telemetry.js';
+export { tracesUrl } from './telemetry.js';

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import { createGuard, type Guard, guardAiSdkTools, loopHalted, withScope } from '@loopguard/otel';
+import { SpanKind, SpanStatusCode, type TracerProvider } from '@opentelemetry/api';
+import { generateText, stepCountIs } from 'ai';
+import { type ScenarioName, sessionPlan } from './scenarios.js';
+import { ScriptedAgentModel } from './scripted-model.js';
+import { type ActionCounts, createTelemetry, tracesUrl } from './telemetry.js';
+import { createTools } from './tools.js';
+
+/** Options of `runLoopingAgent`; all optional. */
+export interface LoopingAgentOptions {
+  /** Sessions to run (default 6); ignored with `loop`. */
+  sessions?: number;
+  /** Keep starting new sessions until `signal` aborts. */
+  loop?: boolean;
+  /** Pause between sessions in milliseconds (default 0, or 1000 with `loop`). */
+  intervalMs?: number;
+  /** OTLP/HTTP base URL; default `OTEL_EXPORTER_OTLP_ENDPOINT` or `http://127.0.0.1:4318`. */
+  endpoint?: string;
+  /** `service.name` of the exported spans (default `looping-agent`). */
+  serviceName?: string;
+  /** Stops a `loop` run (and a finite one between sessions). */
+  signal?: AbortSignal;
+  /** Called after every session. */
+  onSession?: (session: SessionSummary) => void;
+}
+
+/** How one session ended. */
+export type SessionOutcome = 'answered' | 'gave_up' | 'halted';
+
+/** One agent session: a conversation with its own loopguard scope. */
+export interface SessionSummary {
+  conversationId: string;
+  scenario: ScenarioName;
+  hardStop: boolean;
+  onHalt: 'throw' | 'return';
+  steps: number;
+  toolCalls: number;
+  outcome: SessionOutcome;
+}
+
+/** What a run did. `sessions` keeps the latest 100. */
+export interface Summary {
+  tracesUrl: string;
+  sessionCount: number;
+  sessions: SessionSummary[];
+  /** `loopguard.action` of every exported tool span. */
+  actions: ActionCounts;
+}
+
+const AGENT_NAME = 'looping-agent';
+
+interface Guards {
+  soft: Guard;
+  halting: Guard;
+  returning: Guard;
+}
+const KEEP_SESSIONS = 100;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+async function runSession(
+  index: number,
+  runId: string,
+  guards: Guards,
+  provider: TracerProvider,
+): Promise<SessionSummary> {
+  const { scenario, hardStop, onHalt } = sessionPlan(index);
+  const guard = !hardStop ? guards.soft : onHalt === 'throw' ? guards.halting : guards.returning;
+  const conversationId = `${runId}-${String(index + 1).padStart(3, '0')}-${scenario.name}`;
+  const tracer = provider.getTracer(AGENT_NAME, '0.1.0');
+  const model = new ScriptedAgentModel(scenario.plan, `${conversationId}-call`);
+  const tools = guardAiSdkTools(createTools(), { guard });
+  return withScope(conversationId, () =>
+    tracer.startActiveSpan(
+      `invoke_agent ${AGENT_NAME}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.agent.name': AGENT_NAME,
+          'gen_ai.conversation.id': conversationId,
+          'gen_ai.request.model': model.modelId,
+          'loopguard.example.scenario': scenario.name,
+          'loopguard.example.hard_stop': hardStop,
+          'loopguard.example.on_halt': onHalt,
+        },
+      },
+      async (span) => {
+        try {
+          const result = await generateText({
+            model,
+            system: 'You are a coding agent. Use the tools to complete the task.',
+            prompt: scenario.task,
+            tools,
+            stopWhen: [stepCountIs(40), loopHalted()],
+            experimental_telemetry: { isEnabled: true, tracer, functionId: scenario.name },
+          });
+          const parts = result.steps.flatMap((step) => step.content);
+          const halted = parts.some(
+            (p) =>
+              p.type === 'tool-error' &&
+              p.error instanceof Error &&
+              p.error.name === 'LoopHaltError',
+          );
+          const outcome: SessionOutcome = halted
+            ? 'halted'
+            : result.text.startsWith('I will stop')
+              ? 'gave_up'
+              : 'answered';
+          span.setAttribute('loopguard.example.outcome', outcome);
+          if (halted)
+            span.setStatus({ code: SpanStatusCode.ERROR, message: 'halted by loopguard' });
+          return {
+            conversationId,
+            scenario: scenario.name,
+            hardStop,
+            onHalt,
+            steps: result.steps.length,
+            toolCalls: parts.filter((p) => p.type === 'tool-call').length,
+            outcome,
+          };
+        } finally {
+          span.end();
+        }
+      },
+    ),
+  );
+}
+
+/**
+ * Runs the example agent: sessions of a scripted model looping the way real agents do, with
+ * AI SDK tools guarded by loopguard, exported as OTLP/HTTP traces. Hard stop is on in every
+ * other session, so blocks and halts occur. Never touches the network beyond the
+ * OTLP endpoint.
+ */
+export async function runLoopingAgent(options: LoopingAgentOptions = {}): Promise<Summary> {
+  const url = tracesUrl(options.endpoint);
+  const { provider, counts } = createTelemetry(url, options.serviceName ?? AGENT_NAME);
+  const engine = (hardStop: boolean) => ({ configFile: false as const, guardrails: { hardStop } });
+  const common = { tracerProvider: provider, capture: true, agentName: AGENT_NAME };
+  const guards: Guards = {
+    soft: createGuard({ ...common, engine: engine(false) }),
+    halting: createGuard({ ...common, engine: engine(true), onHalt: 'throw' }),
+    returning: createGuard({ ...common, engine: engine(true), onHalt: 'return' }),
+  };
+  const runId = randomUUID().slice(0, 8);
+  const total = options.loop ? Number.POSITIVE_INFINITY : Math.max(0, options.sessions ?? 6);
+  const interval = options.intervalMs ?? (options.loop ? 1000 : 0);
+  const sessions: SessionSummary[] = [];
+  let count = 0;
+  try {
+    while (count < total && !options.signal?.aborted) {
+      const session = await runSession(count, runId, guards, provider);
+      count += 1;
+      sessions.push(session);
+      if (sessions.length > KEEP_SESSIONS) sessions.shift();
+      options.onSession?.(session);
+      if (count < total) await sleep(interval, options.signal);
+    }
+  } finally {
+    await provider.forceFlush();
+    await provider.shutdown();
+  }
+  return { tracesUrl: url, sessionCount: count, sessions, actions: { ...counts } };
+}
