@@ -11,6 +11,10 @@ export default defineConfig({
     ],
   },
   test: {
+    // CI asks for a JSON report too, to print a closing 'N passed, N failed' line.
+    ...(process.env.LOOPGUARD_TEST_REPORT
+      ? { reporters: ['default', 'json'], outputFile: { json: process.env.LOOPGUARD_TEST_REPORT } }
+      : {}),
     include: [
       'packages/*/test/**/*.test.ts',
       'dashboard/test/**/*.test.ts',
