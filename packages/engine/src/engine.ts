@@ -33,8 +33,20 @@ const DEFAULT_SCOPE = 'default';
 const SEVERITY = { allow: 0, nudge: 1, warn: 2, block: 3, halt: 4 } as const;
 const MAX_CACHED_POLICIES = 1024;
 
+function strongest(findings: Finding[]): Finding {
+  let top = findings[0]!;
+  for (const f of findings) if (SEVERITY[f.action] > SEVERITY[top.action]) top = f;
+  return top;
+}
+
 function decide(ctx: CallContext, scopeKey: string, hash: string, findings: Finding[]): Decision {
-  const base = {
+  const top = findings.length > 0 ? strongest(findings) : undefined;
+  if (findings.length > 1) findings.sort((a, b) => SEVERITY[b.action] - SEVERITY[a.action]);
+  let level: number | undefined;
+  for (const f of findings) if (f.level !== undefined) level = f.level;
+  // One object shape for every decision keeps the hot path monomorphic.
+  return {
+    action: top?.action ?? 'allow',
     scope: scopeKey,
     tool: ctx.tool,
     signature: ctx.signature,
@@ -42,15 +54,10 @@ function decide(ctx: CallContext, scopeKey: string, hash: string, findings: Find
     streak: ctx.scope.streak,
     count: ctx.sig.calls,
     findings,
-  };
-  if (findings.length === 0) return { action: 'allow', ...base };
-  findings.sort((a, b) => SEVERITY[b.action] - SEVERITY[a.action]);
-  const top = findings[0]!;
-  const level = findings.find((f) => f.level !== undefined)?.level;
-  const message = findings.map((f) => f.message).join('\n');
-  const decision = { ...base, action: top.action, axis: top.axis, message } as Decision;
-  if (level !== undefined) decision.level = level;
-  return decision;
+    axis: top?.axis,
+    message: findings.length === 1 ? top?.message : findings.map((f) => f.message).join('\n') || undefined,
+    level,
+  } as Decision;
 }
 
 function recordHalt(scope: ScopeState, findings: readonly Finding[]): void {

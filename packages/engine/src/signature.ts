@@ -23,65 +23,57 @@ export function normalizeArgs(args: unknown): unknown {
   return args;
 }
 
-function writeValue(value: unknown, out: string[], seen: Set<object>, inArray: boolean): boolean {
-  if (value === null) {
-    out.push('null');
-    return true;
-  }
+const OMIT = Symbol('omit');
+type Piece = string | typeof OMIT;
+
+function valueText(value: unknown, seen: Set<object>): Piece {
+  if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
-      out.push(JSON.stringify(value));
-      return true;
+      return JSON.stringify(value);
     case 'number':
-      out.push(Number.isFinite(value) ? String(value) : 'null');
-      return true;
+      return Number.isFinite(value) ? String(value) : 'null';
     case 'boolean':
-      out.push(value ? 'true' : 'false');
-      return true;
+      return value ? 'true' : 'false';
     case 'bigint':
-      out.push(value.toString());
-      return true;
+      return value.toString();
     case 'object':
-      return writeObject(value, out, seen);
+      return objectText(value, seen);
     default:
       // undefined, functions and symbols: dropped from objects, null in arrays (as JSON.stringify)
-      if (inArray) out.push('null');
-      return inArray;
+      return OMIT;
   }
 }
 
-function writeObject(value: object, out: string[], seen: Set<object>): boolean {
+function objectText(value: object, seen: Set<object>): Piece {
   const withJson = value as { toJSON?: () => unknown };
-  if (typeof withJson.toJSON === 'function') {
-    return writeValue(withJson.toJSON(), out, seen, false);
-  }
-  if (seen.has(value)) {
-    out.push('"[Circular]"');
-    return true;
-  }
+  if (typeof withJson.toJSON === 'function') return valueText(withJson.toJSON(), seen);
+  if (seen.has(value)) return '"[Circular]"';
   seen.add(value);
+  let text: string;
   if (Array.isArray(value)) {
-    out.push('[');
+    text = '[';
     for (let i = 0; i < value.length; i++) {
-      if (i > 0) out.push(',');
-      writeValue(value[i], out, seen, true);
+      const item = valueText(value[i], seen);
+      text += (i > 0 ? ',' : '') + (item === OMIT ? 'null' : item);
     }
-    out.push(']');
+    text += ']';
   } else {
     const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).sort();
-    out.push('{');
+    const keys = Object.keys(record);
+    if (keys.length > 1) keys.sort();
+    text = '{';
     let first = true;
     for (const key of keys) {
-      const mark = out.length;
-      out.push(first ? '' : ',', JSON.stringify(key), ':');
-      if (writeValue(record[key], out, seen, false)) first = false;
-      else out.length = mark;
+      const item = valueText(record[key], seen);
+      if (item === OMIT) continue;
+      text += `${first ? '' : ','}${JSON.stringify(key)}:${item}`;
+      first = false;
     }
-    out.push('}');
+    text += '}';
   }
   seen.delete(value);
-  return true;
+  return text;
 }
 
 /**
@@ -89,9 +81,8 @@ function writeObject(value: object, out: string[], seen: Set<object>): boolean {
  * non-ASCII characters as themselves, numbers as JavaScript prints them.
  */
 export function canonicalJson(value: unknown): string {
-  const out: string[] = [];
-  if (!writeValue(value, out, new Set(), false)) return 'null';
-  return out.join('');
+  const text = valueText(value, new Set());
+  return text === OMIT ? 'null' : text;
 }
 
 function withoutKeys(args: unknown, ignore: readonly string[]): unknown {
