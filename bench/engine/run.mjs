@@ -1,0 +1,100 @@
+// bench/engine: cost of beforeCall + afterCall per tool call, against a naive baseline measured in
+// the same run (json-stable-stringify + SHA-256 signature in both hooks), and bytes per live scope.
+// Run: node --expose-gc bench/engine/run.mjs   (after pnpm run build)
+import { createHash } from 'node:crypto';
+import { argsHash, createEngine } from '@loopguard/engine';
+import stableStringify from 'json-stable-stringify';
+import { measure, ns, table } from '../lib.mjs';
+
+const small = { pattern: 'loadConfig', path: 'src', case_sensitive: false };
+const large = {
+  files: Array.from({ length: 50 }, (_, i) => ({
+    path: `src/module-${i}/index.ts`,
+    line: i * 7,
+    flag: i % 2 === 0,
+  })),
+};
+const result = 'src/config.ts:12: export function loadConfig()';
+
+function engineLoop(args) {
+  const engine = createEngine({ configFile: false, env: {}, onDiagnostic: () => {} });
+  return (n) => {
+    for (let i = 0; i < n; i++) {
+      // 8 alternating signatures in one scope: realistic mix of repeats and changes
+      const call = { scope: 'bench', tool: i & 1 ? 'grep' : 'read_file', args };
+      const before = engine.beforeCall(call);
+      if (before.action === 'block') continue;
+      engine.afterCall({ ...call, ok: true, result: i & 7 ? result : `${result}${i}` });
+    }
+  };
+}
+
+function naiveLoop(args) {
+  const sig = (tool, a) =>
+    `${tool}:${createHash('sha256').update(stableStringify(a)).digest('hex').slice(0, 16)}`;
+  const counts = new Map();
+  return (n) => {
+    for (let i = 0; i < n; i++) {
+      const tool = i & 1 ? 'grep' : 'read_file';
+      sig(tool, args); // before
+      const s = sig(tool, args); // after
+      counts.set(s, (counts.get(s) ?? 0) + 1);
+    }
+  };
+}
+
+function hashLoop(args) {
+  return (n) => {
+    for (let i = 0; i < n; i++) argsHash(args);
+  };
+}
+
+function bytesPerScope(scopes) {
+  if (typeof globalThis.gc !== 'function') return undefined;
+  globalThis.gc();
+  const engine = createEngine({
+    configFile: false,
+    env: {},
+    scopes: { max: scopes * 2 },
+    onDiagnostic: () => {},
+  });
+  globalThis.gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let s = 0; s < scopes; s++) {
+    for (let c = 0; c < 3; c++) {
+      const call = { scope: `scope-${s}`, tool: c === 2 ? 'bash' : 'grep', args: { q: c } };
+      engine.beforeCall(call);
+      engine.afterCall({ ...call, result: 'r' });
+    }
+  }
+  globalThis.gc();
+  const used = process.memoryUsage().heapUsed - before;
+  if (engine.scopeCount() !== scopes)
+    throw new Error('scopes were evicted during the memory bench');
+  return used / scopes;
+}
+
+const rows = [];
+for (const [name, args] of [
+  ['small (3 keys)', small],
+  ['large (50-element array)', large],
+]) {
+  const iterations = name.startsWith('small') ? 200_000 : 20_000;
+  const engineNs = measure(engineLoop(args), { iterations });
+  const naiveNs = measure(naiveLoop(args), { iterations });
+  const hashNs = measure(hashLoop(args), { iterations });
+  rows.push([name, ns(engineNs), ns(naiveNs), `${(naiveNs / engineNs).toFixed(2)}×`, ns(hashNs)]);
+}
+
+console.log('### bench/engine: one tool call (beforeCall + afterCall)\n');
+console.log(
+  table(
+    ['arguments', 'loopguard engine', 'baseline: naive signature ×2', 'speed-up', 'argsHash alone'],
+    rows,
+  ),
+);
+const perScope = bytesPerScope(100_000);
+console.log(
+  `\nMemory: ${perScope === undefined ? 'run with --expose-gc to measure' : `${Math.round(perScope)} bytes per live scope`} (100 000 scopes, 2 signatures and 3 calls each).`,
+);
+console.log(`Node ${process.version}, ${process.arch}.`);
