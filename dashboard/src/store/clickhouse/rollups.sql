@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS loopguard_hotspots_1m (
     SampleArgs SimpleAggregateFunction(max, String)
 ) ENGINE = AggregatingMergeTree
 PARTITION BY toDate(Minute)
-ORDER BY (Minute, ServiceName, ToolName, Signature, LoopAction);
+ORDER BY (ServiceName, Minute, ToolName, Signature, LoopAction);
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_hotspots_1m_mv TO loopguard_hotspots_1m AS
 SELECT toStartOfMinute(Timestamp) AS Minute, ServiceName, ToolName, Signature, LoopAction,
@@ -45,7 +45,7 @@ CREATE TABLE IF NOT EXISTS loopguard_sessions_1m (
     End SimpleAggregateFunction(max, Int64)
 ) ENGINE = AggregatingMergeTree
 PARTITION BY toDate(Minute)
-ORDER BY (Minute, ServiceName, LoopScope, ToolName);
+ORDER BY (ServiceName, Minute, LoopScope, ToolName);
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_sessions_1m_mv TO loopguard_sessions_1m AS
 SELECT toStartOfMinute(Timestamp) AS Minute, ServiceName, LoopScope, ToolName,

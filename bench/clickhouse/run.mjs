@@ -1,0 +1,119 @@
+// ClickHouse store benchmark: query latency of hotspots and sessions over N spans in chDB
+// (embedded ClickHouse, the same SQL a server runs), answered from otel_traces (baseline) and
+// from the per-minute rollups. Prints a markdown table.
+//   pnpm --filter @loopguard/dashboard run build && node bench/clickhouse/run.mjs [--rows 10000000]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '10000000' },
+    repeat: { type: 'string', default: '5' },
+  },
+});
+const ROWS = Number(values.rows);
+const REPEAT = Number(values.repeat);
+if (!Number.isInteger(ROWS) || ROWS < 1000) throw new Error('--rows must be an integer >= 1000');
+
+const dist = new URL('../../dashboard/dist/store/', import.meta.url);
+const { createClickHouseStore } = await import(new URL('clickhouse.js', dist).href);
+const { createChdbExecutor } = await import(new URL('clickhouse/chdb-executor.js', dist).href);
+
+const dir = mkdtempSync(join(tmpdir(), 'loopguard-bench-ch-'));
+const exec = createChdbExecutor(join(dir, 'db'));
+const withRollups = await createClickHouseStore({ executor: exec });
+const rawOnly = await createClickHouseStore({ executor: exec, createSchema: false, rollups: false });
+
+const HOUR = 3_600_000;
+const END = Math.floor(Date.UTC(2026, 0, 2) / 60_000) * 60_000; // minute-aligned
+const SPAN_MS = 24 * HOUR; // the rows spread over 24 h
+
+// 10 services, 40 tools, 20k signatures; runs (scopes) of 50 calls cycling over 3 signatures in
+// ~10 s, so loops show as repeats; 1 call in 20 nudges, 1 in 200 warns, 1 in 1000 blocks.
+const insertSql = `
+INSERT INTO otel_traces (Timestamp, TraceId, SpanId, ParentSpanId, TraceState, SpanName, SpanKind,
+  ServiceName, ResourceAttributes, ScopeName, ScopeVersion, SpanAttributes, Duration, StatusCode,
+  StatusMessage, \`Events.Timestamp\`, \`Events.Name\`, \`Events.Attributes\`)
+SELECT
+  fromUnixTimestamp64Nano(toInt64(${END - SPAN_MS}) * 1000000 + intDiv(number * ${SPAN_MS}, ${ROWS}) * 1000000 + number % 1000000) AS ts,
+  lower(hex(cityHash64(number, 't'))) || lower(hex(cityHash64(number, 'u'))) AS tid,
+  lower(hex(cityHash64(number, 's'))) AS sid, '', '',
+  'execute_tool ' || tool AS name, 'Internal', svc,
+  map('service.name', svc), '@loopguard/otel', '0.1.0',
+  map('gen_ai.operation.name', 'execute_tool', 'gen_ai.tool.name', tool,
+      'loopguard.signature', sig, 'loopguard.args_hash', lower(hex(cityHash64(sig))),
+      'loopguard.scope', scope, 'loopguard.streak', toString(streak), 'loopguard.count', toString(streak),
+      'loopguard.action', action, 'loopguard.axis', if(action = 'allow', '', if(action = 'nudge', 'streak', 'repetition')),
+      'loopguard.outcome', if(action = 'block', 'blocked', 'ok')) AS attrs,
+  1000000 + (number % 97) * 100000 AS dur, if(action = 'block', 'Error', 'Unset'), '',
+  if(action = 'allow', [], [ts]), if(action = 'allow', [], ['loopguard.' || action]),
+  if(action = 'allow', [], [map('loopguard.axis', if(action = 'nudge', 'streak', 'repetition'))])
+FROM (
+  SELECT number,
+    'agent-' || toString(intDiv(number, 50) % 10) AS svc,
+    'run-' || toString(intDiv(number, 50)) AS scope,
+    cityHash64(intDiv(number, 50), number % 3) % 20000 AS sigId,
+    'tool_' || toString(sigId % 40) AS tool,
+    tool || ':' || lower(leftPad(hex(sigId), 16, '0')) AS sig,
+    toInt32(number % 9 + 1) AS streak,
+    multiIf(number % 1000 = 999, 'block', number % 200 = 199, 'warn', number % 20 = 19, 'nudge', 'allow') AS action
+  FROM numbers(${ROWS})
+)`;
+
+const t0 = performance.now();
+await exec.command(insertSql);
+const insertMs = performance.now() - t0;
+const counts = {};
+for (const table of ['otel_traces', 'loopguard_hotspots_1m', 'loopguard_sessions_1m']) {
+  await exec.command(`OPTIMIZE TABLE ${table} FINAL`);
+  const [row] = await exec.query(`SELECT count() AS n FROM ${table}`);
+  counts[table] = Number(row.n);
+}
+
+async function time(fn) {
+  const samples = [];
+  let result;
+  for (let i = 0; i < REPEAT + 1; i++) {
+    const s = performance.now();
+    result = await fn();
+    if (i > 0) samples.push(performance.now() - s); // first run warms caches
+  }
+  samples.sort((a, b) => a - b);
+  return { ms: samples[Math.floor(samples.length / 2)], result };
+}
+
+const ranges = [
+  { name: 'last 24 h', from: END - 24 * HOUR, to: END },
+  { name: 'last 1 h', from: END - HOUR, to: END },
+];
+const queries = [
+  { name: 'hotspots (top 50 by calls)', run: (s, f) => s.hotspots(f, { limit: 50 }) },
+  { name: 'hotspots, one service', run: (s, f) => s.hotspots({ ...f, service: 'agent-3' }, { limit: 50 }) },
+  { name: 'sessions (latest 50)', run: (s, f) => s.sessions(f, { limit: 50 }) },
+  { name: 'sessions with a block', run: (s, f) => s.sessions({ ...f, action: 'block' }, { limit: 50 }) },
+];
+const lines = [];
+for (const q of queries) {
+  for (const r of ranges) {
+    const filter = { from: r.from, to: r.to };
+    const raw = await time(() => q.run(rawOnly, filter));
+    const fast = await time(() => q.run(withRollups, filter));
+    if (JSON.stringify(raw.result) !== JSON.stringify(fast.result)) {
+      throw new Error(`${q.name} ${r.name}: rollup and raw results differ`);
+    }
+    lines.push(
+      `| ${q.name} | ${r.name} | ${raw.ms.toFixed(1)} | ${fast.ms.toFixed(1)} | ${(raw.ms / fast.ms).toFixed(1)}x |`,
+    );
+  }
+}
+
+console.log(`\n${ROWS.toLocaleString('en-US')} spans over 24 h in chDB ${JSON.stringify(counts)}; insert (with materialized views) ${(insertMs / 1000).toFixed(1)} s; median of ${REPEAT} runs.\n`);
+console.log('| query | range | otel_traces (baseline) ms | rollup ms | speed-up |');
+console.log('|---|---|---:|---:|---:|');
+for (const line of lines) console.log(line);
+
+await withRollups.close();
+await rawOnly.close();
+rmSync(dir, { recursive: true, force: true });
