@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChdbExecutor } from '../src/store/clickhouse/chdb-executor.js';
+import { parseClickHouseUrl, type SqlExecutor } from '../src/store/clickhouse/executor.js';
+import { schemaStatements } from '../src/store/clickhouse/schema.js';
+import { createClickHouseStore } from '../src/store/clickhouse.js';
+import type { PageRequest, QueryFilter, Store } from '../src/store/types.js';
+import { startClickHouseHttpShim } from './clickhouse-http-shim.js';
+import { makeLoop, makePlainSpan, makeToolSpan, T0 } from './store-conformance.js';
+
+const MIN = 60_000;
+
+describe('parseClickHouseUrl', () => {
+  it('maps clickhouse:// URLs to HTTP connection settings', () => {
+    expect(parseClickHouseUrl('clickhouse://lg:p%40ss@ch.internal:8123/otel')).toEqual({
+      url: 'http://ch.internal:8123',
+      username: 'lg',
+      password: 'p@ss',
+      database: 'otel',
+    });
+    expect(parseClickHouseUrl('clickhouses://ch.example')).toMatchObject({
+      url: 'https://ch.example:8443',
+      username: 'default',
+      database: 'default',
+    });
+  });
+
+  it('rejects what it cannot use with a clear error', () => {
+    expect(() => parseClickHouseUrl('not a url')).toThrow(/invalid ClickHouse URL/);
+    expect(() => parseClickHouseUrl('postgres://h/db')).toThrow(
+      /unsupported ClickHouse URL scheme/,
+    );
+    expect(() => parseClickHouseUrl('clickhouse://h/db;drop')).toThrow(
+      /invalid ClickHouse database/,
+    );
+  });
+});
+
+describe('ClickHouse store on chDB', () => {
+  let exec: SqlExecutor;
+  let store: Store;
+  let raw: Store;
+  beforeAll(async () => {
+    exec = createChdbExecutor();
+    store = await createClickHouseStore({ executor: exec });
+    raw = await createClickHouseStore({ executor: exec, createSchema: false, rollups: false });
+  });
+  afterAll(async () => {
+    await store.close();
+    await raw.close();
+  });
+
+  it('ships the exporter DDL verbatim and creates the schema idempotently', async () => {
+    const ddl = schemaStatements();
+    expect(ddl[0]).toMatch(/^CREATE TABLE IF NOT EXISTS otel_traces \(/);
+    for (const sql of ddl) await exec.command(sql);
+    const cols = await exec.query('DESCRIBE TABLE otel_traces');
+    expect(cols.map((c) => `${c.name} ${c.type}`)).toEqual([
+      'Timestamp DateTime64(9)',
+      'TraceId String',
+      'SpanId String',
+      'ParentSpanId String',
+      'TraceState String',
+      'SpanName LowCardinality(String)',
+      'SpanKind LowCardinality(String)',
+      'ServiceName LowCardinality(String)',
+      'ResourceAttributes Map(LowCardinality(String), String)',
+      'ScopeName String',
+      'ScopeVersion String',
+      'SpanAttributes Map(LowCardinality(String), String)',
+      'Duration UInt64',
+      'StatusCode LowCardinality(String)',
+      'StatusMessage String',
+      'Events.Timestamp Array(DateTime64(9))',
+      'Events.Name Array(LowCardinality(String))',
+      'Events.Attributes Array(Map(LowCardinality(String), String))',
+      'Links.TraceId Array(String)',
+      'Links.SpanId Array(String)',
+      'Links.TraceState Array(String)',
+      'Links.Attributes Array(Map(LowCardinality(String), String))',
+    ]);
+  });
+
+  it('reads rows written the way the Collector exporter writes them', async () => {
+    const before = await store.counters();
+    // the exporter's INSERT column list, values as clickhouse-go sends them
+    await exec.command(`INSERT INTO otel_traces (Timestamp, TraceId, SpanId, ParentSpanId, TraceState,
+      SpanName, SpanKind, ServiceName, ResourceAttributes, ScopeName, ScopeVersion, SpanAttributes,
+      Duration, StatusCode, StatusMessage, Events.Timestamp, Events.Name, Events.Attributes,
+      Links.TraceId, Links.SpanId, Links.TraceState, Links.Attributes) VALUES (
+      '2026-03-01 10:00:00.000000000', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb', '', '',
+      'execute_tool deploy', 'Internal', 'collector-svc', {'service.name': 'collector-svc'},
+      '@loopguard/otel', '0.1.0',
+      {'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'deploy',
+       'loopguard.signature': 'deploy:0011223344556677', 'loopguard.scope': 'run-x',
+       'loopguard.streak': '8', 'loopguard.count': '8', 'loopguard.action': 'block',
+       'loopguard.axis': 'repetition', 'loopguard.outcome': 'blocked'},
+      1500000, 'Error', 'blocked by loopguard', ['2026-03-01 10:00:00.000000001'], ['loopguard.block'],
+      [{'loopguard.axis': 'repetition'}], [], [], [], [])`);
+    const from = Date.UTC(2026, 2, 1, 10);
+    const page = await store.hotspots({ from, to: from + MIN });
+    expect(page.rows).toEqual([
+      expect.objectContaining({
+        service: 'collector-svc',
+        tool: 'deploy',
+        signature: 'deploy:0011223344556677',
+        calls: 1,
+        longestStreak: 8,
+        blocks: 1,
+        sessions: 1,
+        repeatSeconds: 0.0015,
+      }),
+    ]);
+    const after = await store.counters();
+    expect(after.ingestedSpans).toBe(before.ingestedSpans + 1);
+    expect(after.haltedSessions).toContainEqual({ service: 'collector-svc', value: 1 });
+    expect(after.decisions).toContainEqual({
+      service: 'collector-svc',
+      tool: 'deploy',
+      axis: 'repetition',
+      action: 'block',
+      value: 1,
+    });
+  });
+
+  it('answers from the rollups exactly what otel_traces answers', async () => {
+    const spans = [];
+    for (let s = 0; s < 30; s++) {
+      spans.push(
+        ...makeLoop({
+          scope: `run-${s}`,
+          tool: ['grep', 'read', 'write'][s % 3],
+          args: `a${s % 7}`,
+          service: s % 4 === 0 ? 'agent-b' : 'agent-a',
+          repeats: 3 + (s % 9),
+          startMs: T0 + s * 37_000,
+          stepMs: 7_919,
+          blocked: s % 5 === 0,
+        }),
+      );
+    }
+    spans.push(makeToolSpan({ scope: '', conversationId: 'conv-1', timeMs: T0 + 5 * MIN }));
+    spans.push(makePlainSpan({ timeMs: T0 + 3 * MIN }));
+    await store.insert(spans);
+    const filters: QueryFilter[] = [
+      { from: T0, to: T0 + 60 * MIN },
+      { from: T0 + 5 * MIN, to: T0 + 9 * MIN },
+      { from: T0, to: T0 + 60 * MIN, service: 'agent-b' },
+      { from: T0, to: T0 + 60 * MIN, tool: 'grep' },
+      { from: T0, to: T0 + 60 * MIN, action: 'nudge' },
+      { from: T0, to: T0 + 60 * MIN, action: 'block', service: 'agent-a' },
+    ];
+    const pages: PageRequest[] = [
+      {},
+      { sort: 'sessions', order: 'asc', limit: 3, offset: 2 },
+      { sort: 'worstAction', order: 'desc' },
+    ];
+    const compare = async () => {
+      for (const f of filters) {
+        for (const p of pages) {
+          expect(await store.hotspots(f, p), JSON.stringify({ f, p })).toEqual(
+            await raw.hotspots(f, p),
+          );
+          expect(await store.sessions(f, p), JSON.stringify({ f, p })).toEqual(
+            await raw.sessions(f, p),
+          );
+        }
+      }
+    };
+    expect((await store.hotspots(filters[0] as QueryFilter)).total).toBeGreaterThan(5);
+    await compare();
+    // a cutoff in the middle of a minute: the rollups of that minute are rebuilt from what is left
+    const deleted = await store.deleteBefore(T0 + 7 * MIN + 12_345);
+    expect(deleted).toBeGreaterThan(0);
+    await compare();
+  });
+});
+
+describe('ClickHouse store over HTTP (@clickhouse/client)', () => {
+  it('runs the same SQL through the real client against a ClickHouse HTTP endpoint', async () => {
+    const shim = await startClickHouseHttpShim({ user: 'lg', password: 's3cr:t' });
+    try {
+      const store = await createClickHouseStore({ url: shim.url });
+      await store.insert(makeLoop({ scope: 'http-run', repeats: 9, startMs: T0, blocked: true }));
+      await store.recordRejected('invalid_span_id', 2);
+      const all = { from: T0 - MIN, to: T0 + 10 * MIN };
+      expect(await store.summary(all)).toMatchObject({
+        calls: 9,
+        nudges: 3,
+        blocks: 1,
+        sessions: 1,
+      });
+      expect((await store.sessions(all)).rows[0]).toMatchObject({
+        scope: 'http-run',
+        halted: true,
+      });
+      const counters = await store.counters();
+      expect(counters.ingestedSpans).toBe(9);
+      expect(counters.rejectedSpans).toEqual([{ reason: 'invalid_span_id', value: 2 }]);
+      await store.close();
+      await store.close();
+      expect(shim.requests.every((r) => r.startsWith('loopguard: '))).toBe(true);
+      const wrong = shim.url.replace('s3cr', 'nope');
+      await expect(createClickHouseStore({ url: wrong })).rejects.toThrow(
+        /schema setup failed.*Authentication/s,
+      );
+    } finally {
+      await shim.close();
+    }
+  });
+});
