@@ -1,96 +1,20 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoopingAgent, type Summary } from '../src/index.js';
+import { startOtlpReceiver, toolSpans as toolSpansOf } from './helpers/otlp-receiver.js';
 
-interface Span {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes: Record<string, unknown>;
-  events: Array<{ name: string; attributes: Record<string, unknown> }>;
-  status?: { code?: number };
-  service: unknown;
-}
-
-type Json = Record<string, unknown>;
-
-function value(v: Json | undefined): unknown {
-  if (!v) return undefined;
-  if ('stringValue' in v) return v.stringValue;
-  if ('intValue' in v) return Number(v.intValue);
-  if ('boolValue' in v) return v.boolValue;
-  if ('doubleValue' in v) return v.doubleValue;
-  return undefined;
-}
-
-function attrs(list: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const kv of (list as Array<{ key: string; value: Json }>) ?? [])
-    out[kv.key] = value(kv.value);
-  return out;
-}
-
-/** A real OTLP/HTTP receiver on 127.0.0.1 that keeps every span posted to /v1/traces. */
-function startReceiver() {
-  const spans: Span[] = [];
-  const contentTypes = new Set<string>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces') {
-        res.writeHead(404).end();
-        return;
-      }
-      contentTypes.add(String(req.headers['content-type']));
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json;
-      for (const rs of (body.resourceSpans as Json[]) ?? []) {
-        const service = attrs((rs.resource as Json)?.attributes)['service.name'];
-        for (const ss of (rs.scopeSpans as Json[]) ?? []) {
-          for (const s of (ss.spans as Json[]) ?? []) {
-            spans.push({
-              traceId: String(s.traceId),
-              spanId: String(s.spanId),
-              parentSpanId: s.parentSpanId ? String(s.parentSpanId) : undefined,
-              name: String(s.name),
-              attributes: attrs(s.attributes),
-              events: ((s.events as Json[]) ?? []).map((e) => ({
-                name: String(e.name),
-                attributes: attrs(e.attributes),
-              })),
-              status: s.status as Span['status'],
-              service,
-            });
-          }
-        }
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  return { server, spans, contentTypes };
-}
-
-let receiver: ReturnType<typeof startReceiver>;
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
 let endpoint: string;
 let summary: Summary;
 
 beforeAll(async () => {
-  receiver = startReceiver();
-  await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}`;
+  receiver = await startOtlpReceiver();
+  endpoint = receiver.endpoint;
   summary = await runLoopingAgent({ sessions: 6, endpoint });
 });
 
-afterAll(async () => {
-  await new Promise<void>((resolve, reject) =>
-    (receiver.server as Server).close((e) => (e ? reject(e) : resolve())),
-  );
-});
+afterAll(() => receiver.close());
 
-const toolSpans = () =>
-  receiver.spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool');
+const toolSpans = () => toolSpansOf(receiver.spans);
 
 describe('the looping agent, exported over OTLP/HTTP to a local receiver', () => {
   it('runs six sessions with their own conversation ids and outcomes', () => {

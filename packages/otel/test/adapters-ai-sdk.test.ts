@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type {
   LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
@@ -9,11 +10,13 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import * as aiNamespace from 'ai';
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   guardAiSdkTools,
+  guardedAiSdkExports,
   loopHalted,
   patchAiSdk,
   ToolCallBlockedError,
@@ -314,5 +317,22 @@ describe('guardAiSdkTools with generateText and a scripted model', () => {
     const once = guardAiSdkTools(tools, { guard });
     expect(once.grep).not.toBe(tools.grep);
     expect(guardAiSdkTools(once, { guard }).grep).toBe(once.grep);
+  });
+
+  it('the real CommonJS build has fixed getters: patchAiSdk says so, guardedAiSdkExports copies', async () => {
+    const guard = guardWith();
+    const cjs = createRequire(import.meta.url)('ai') as Record<string, unknown>;
+    expect(patchAiSdk(cjs, { guard })).toBe(false);
+    expect(patchAiSdk(aiNamespace as unknown as Record<string, unknown>, { guard })).toBe(false);
+    const copy = guardedAiSdkExports(cjs, { guard, scope: 'cjs-copy' });
+    expect(copy.stepCountIs).toBe(cjs.stepCountIs);
+    expect(copy.generateText).not.toBe(cjs.generateText);
+    await (copy.generateText as typeof generateText)({
+      model: loopingModel('grep', grepInput, 1),
+      prompt: 'find',
+      tools: { grep: grepTool() },
+      stopWhen: stepCountIs(3),
+    });
+    expect(toolSpans('grep').map((s) => s.attributes['loopguard.scope'])).toEqual(['cjs-copy']);
   });
 });

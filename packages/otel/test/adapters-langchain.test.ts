@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import {
@@ -218,5 +219,12 @@ describe('patchLangChain', () => {
       'patched',
       'patched',
     ]);
+  });
+
+  it('patches the real CommonJS exports of langchain in place', () => {
+    const cjs = createRequire(import.meta.url)('langchain') as Record<string, unknown>;
+    const original = cjs.createAgent;
+    expect(patchLangChain(cjs, { guard: guardWith() })).toBe(true);
+    expect(cjs.createAgent).not.toBe(original);
   });
 });

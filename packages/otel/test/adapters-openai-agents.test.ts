@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import {
   Agent,
   type AgentInputItem,
@@ -216,5 +217,19 @@ describe('guardAgentsTool with Agent + run and a scripted model', () => {
       'patched',
       'patched',
     ]);
+  });
+
+  it('patches the real CommonJS exports of @openai/agents in place', () => {
+    const cjs = createRequire(import.meta.url)('@openai/agents') as Record<string, unknown>;
+    const original = cjs.tool;
+    expect(patchOpenAIAgents(cjs, { guard: guardWith() })).toBe(true);
+    expect(cjs.tool).not.toBe(original);
+    const created = (cjs.tool as typeof tool)({
+      name: 'x',
+      description: 'x',
+      parameters: z.object({}),
+      execute: async () => 'ok',
+    });
+    expect(guardAgentsTool(created)).toBe(created);
   });
 });

@@ -5,6 +5,7 @@ import { defaultResultAdapter } from '../default-adapter.js';
 import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import type { Guard, ResultAdapter } from '../types.js';
+import { replaceExport } from './ai-sdk-exports.js';
 
 /** Options of `guardAiSdkTools`. */
 export interface AiSdkGuardOptions {
@@ -206,45 +207,60 @@ export function loopHalted<TOOLS extends ToolSet = ToolSet>(): StopCondition<TOO
 }
 
 const PATCHED = Symbol.for('loopguard.ai-sdk.patched');
+const PATCHED_NAMES = ['generateText', 'streamText'] as const;
 type TextFn = (params: { tools?: ToolSet } & Record<string, unknown>) => unknown;
+
+function isMarked(value: unknown): boolean {
+  return (
+    typeof value === 'function' && (value as unknown as Record<symbol, unknown>)[PATCHED] === true
+  );
+}
+
+function guardedTextFn(original: TextFn, options: AiSdkGuardOptions): TextFn {
+  const wrapper: TextFn = function (this: unknown, params) {
+    const tools = params?.tools;
+    return original.call(
+      this,
+      tools ? { ...params, tools: guardAiSdkTools(tools, options) } : params,
+    );
+  };
+  Object.defineProperty(wrapper, PATCHED, { value: true });
+  return wrapper;
+}
 
 /**
  * For `register`: replaces `generateText` and `streamText` on the AI SDK's module exports with
- * versions that guard the `tools` they are given. Idempotent; returns false when the exports
- * cannot be patched (e.g. a frozen ES module namespace).
+ * versions that guard the `tools` they are given. Idempotent. Returns false when the exports
+ * cannot be changed in place (the SDK's CommonJS build defines them as fixed getters: use
+ * `guardedAiSdkExports` there).
  */
 export function patchAiSdk(mod: Record<string, unknown>, options: AiSdkGuardOptions = {}): boolean {
   if (!mod || typeof mod !== 'object') return false;
-  if ((mod as Record<symbol, unknown>)[PATCHED] === true) return true;
-  let patched = false;
-  for (const key of ['generateText', 'streamText']) {
-    const original = mod[key] as TextFn | undefined;
-    if (
-      typeof original !== 'function' ||
-      (original as unknown as Record<symbol, unknown>)[PATCHED]
-    ) {
-      continue;
-    }
-    const wrapper: TextFn = function (this: unknown, params) {
-      const tools = params?.tools;
-      return original.call(
-        this,
-        tools ? { ...params, tools: guardAiSdkTools(tools, options) } : params,
-      );
-    };
-    Object.defineProperty(wrapper, PATCHED, { value: true });
-    try {
-      mod[key] = wrapper;
-      patched = true;
-    } catch (error) {
-      diag.warn(`loopguard: cannot patch ai.${key}`, error);
-      return false;
+  let found = false;
+  for (const key of PATCHED_NAMES) {
+    const original = mod[key];
+    if (typeof original !== 'function') continue;
+    found = true;
+    if (isMarked(original)) continue;
+    if (!replaceExport(mod, key, guardedTextFn(original as TextFn, options))) return false;
+  }
+  return found;
+}
+
+/**
+ * A copy of the AI SDK's module exports with `generateText` and `streamText` guarded, for module
+ * hooks that can hand back a replacement exports object (require-in-the-middle).
+ */
+export function guardedAiSdkExports<M extends Record<string, unknown>>(
+  mod: M,
+  options: AiSdkGuardOptions = {},
+): M {
+  const copy: Record<string, unknown> = { ...mod };
+  for (const key of PATCHED_NAMES) {
+    const original = mod[key];
+    if (typeof original === 'function' && !isMarked(original)) {
+      copy[key] = guardedTextFn(original as TextFn, options);
     }
   }
-  try {
-    Object.defineProperty(mod, PATCHED, { value: true });
-  } catch {
-    // A namespace that cannot take the marker: wrappers themselves are marked.
-  }
-  return patched;
+  return copy as M;
 }

@@ -6,6 +6,7 @@ import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
 import type { Guard } from '../types.js';
+import { replaceExport } from './ai-sdk-exports.js';
 import {
   blockedDecision,
   copyToolMessage,
@@ -245,11 +246,5 @@ export function patchLangChain(
     return original.call(this, { ...params, middleware });
   };
   Object.defineProperty(wrapper, PATCHED, { value: true });
-  try {
-    mod.createAgent = wrapper;
-    return mod.createAgent === wrapper;
-  } catch (error) {
-    diag.warn('loopguard: cannot patch langchain createAgent', error);
-    return false;
-  }
+  return replaceExport(mod, 'createAgent', wrapper);
 }

@@ -5,6 +5,7 @@ import { defaultResultAdapter } from '../default-adapter.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
 import type { Guard, ResultAdapter } from '../types.js';
+import { replaceExport } from './ai-sdk-exports.js';
 
 /** Options of `guardAgentsTool` and `patchOpenAIAgents`. */
 export interface AgentsGuardOptions {
@@ -133,11 +134,5 @@ export function patchOpenAIAgents(
     return guardAgentsTool(created as AnyFunctionTool, options);
   };
   Object.defineProperty(wrapper, PATCHED, { value: true });
-  try {
-    mod.tool = wrapper;
-    return mod.tool === wrapper;
-  } catch (error) {
-    diag.warn('loopguard: cannot patch @openai/agents tool()', error);
-    return false;
-  }
+  return replaceExport(mod, 'tool', wrapper);
 }

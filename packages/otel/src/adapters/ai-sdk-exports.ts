@@ -1,0 +1,27 @@
+import { diag } from '@opentelemetry/api';
+
+/**
+ * Replaces `key` on a framework's module exports in place: ESM namespaces seen through
+ * import-in-the-middle and plain CommonJS objects take an assignment; bundler getters are
+ * redefined when configurable. Returns false (reported via diag) when the export cannot change.
+ */
+export function replaceExport(mod: Record<string, unknown>, key: string, value: unknown): boolean {
+  try {
+    const descriptor = Object.getOwnPropertyDescriptor(mod, key);
+    if (descriptor && !descriptor.writable && !descriptor.set && descriptor.configurable) {
+      Object.defineProperty(mod, key, {
+        value,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    } else {
+      mod[key] = value;
+    }
+    if (mod[key] === value) return true;
+  } catch (error) {
+    diag.debug(`loopguard: assignment to export ${key} failed`, error);
+  }
+  diag.warn(`loopguard: cannot patch export ${key} in place`);
+  return false;
+}
