@@ -29,9 +29,13 @@ function buildIfStale(): void {
   });
   if (!stale) return;
   for (const p of packages) {
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, p, 'tsconfig.build.json')], {
-      stdio: 'inherit',
-    });
+    execFileSync(
+      process.execPath,
+      [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, p, 'tsconfig.build.json')],
+      {
+        stdio: 'inherit',
+      },
+    );
   }
 }
 
@@ -41,9 +45,17 @@ interface Exit {
   stderr: string;
 }
 
-function runMain(args: string[], endpoint: string, onStdout?: (text: string, stop: () => void) => void) {
+function runMain(
+  args: string[],
+  endpoint: string,
+  onStdout?: (text: string, stop: () => void) => void,
+) {
   const child = spawn(process.execPath, [main, ...args], {
-    env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' },
+    env: {
+      ...process.env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -55,7 +67,9 @@ function runMain(args: string[], endpoint: string, onStdout?: (text: string, sto
   child.stderr.on('data', (c: Buffer) => {
     stderr += c.toString();
   });
-  return new Promise<Exit>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return new Promise<Exit>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
 }
 
 let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
@@ -76,26 +90,34 @@ describe('node examples/looping-agent/dist/main.js', () => {
     const lines = exit.stdout.trim().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[2]).toContain(`2 sessions exported to ${receiver.endpoint}/v1/traces`);
-    const scopes = new Set(toolSpans(receiver.spans.slice(before)).map((s) => s.attributes['loopguard.scope']));
+    const scopes = new Set(
+      toolSpans(receiver.spans.slice(before)).map((s) => s.attributes['loopguard.scope']),
+    );
     expect(scopes.size).toBe(2);
   });
 
   it('keeps producing sessions with --loop until SIGTERM, then flushes and exits 0', async () => {
     const before = receiver.spans.length;
     let stopped = false;
-    const exit = await runMain(['--loop', '--interval-ms', '20'], receiver.endpoint, (out, stop) => {
-      if (!stopped && out.split('\n').filter((l) => l.includes('hard_stop=')).length >= 7) {
-        stopped = true;
-        stop();
-      }
-    });
+    const exit = await runMain(
+      ['--loop', '--interval-ms', '20'],
+      receiver.endpoint,
+      (out, stop) => {
+        if (!stopped && out.split('\n').filter((l) => l.includes('hard_stop=')).length >= 7) {
+          stopped = true;
+          stop();
+        }
+      },
+    );
     expect(exit.code).toBe(0);
     const reported = exit.stdout
       .split('\n')
       .filter((l) => l.includes('hard_stop='))
       .map((l) => l.split(' ')[0]);
     expect(reported.length).toBeGreaterThanOrEqual(7);
-    const exported = new Set(toolSpans(receiver.spans.slice(before)).map((s) => s.attributes['loopguard.scope']));
+    const exported = new Set(
+      toolSpans(receiver.spans.slice(before)).map((s) => s.attributes['loopguard.scope']),
+    );
     for (const id of reported) expect(exported.has(id)).toBe(true);
     expect(exit.stdout).toMatch(/sessions exported to .*block=[1-9]\d* halt=[1-9]/);
   });
