@@ -56,3 +56,16 @@ export function toLocalInput(ms: number): string {
   const d = new Date(ms);
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
+
+/** A bucket width as "15 min", "1 h", "1 d", "30 s". */
+export function fmtBucket(ms: number): string {
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000} d`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return fmtMs(ms);
+}
+
+/** "1 call", "3 calls". */
+export function plural(n: number, noun: string): string {
+  return `${fmtInt(n)} ${noun}${n === 1 ? '' : 's'}`;
+}

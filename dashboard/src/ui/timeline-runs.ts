@@ -9,7 +9,7 @@ export function stronger(a: LoopAction, b: LoopAction): LoopAction {
 
 /** Consecutive calls of one signature, drawn as one bar. */
 export interface Run {
-  /** Index of the run's first call in the session (0-based). */
+  /** Index of the run's first call in the session (0-based, across pages). */
   first: number;
   calls: TimelineCall[];
   tool: string;
@@ -23,13 +23,13 @@ export interface Run {
 }
 
 /** Groups calls in time order into runs of the same signature. */
-export function groupRuns(calls: readonly TimelineCall[]): Run[] {
+export function groupRuns(calls: readonly TimelineCall[], offset = 0): Run[] {
   const runs: Run[] = [];
   let current: Run | undefined;
   calls.forEach((call, i) => {
     if (!current || current.signature !== call.signature) {
       current = {
-        first: i,
+        first: offset + i,
         calls: [],
         tool: call.tool,
         signature: call.signature,

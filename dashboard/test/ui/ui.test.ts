@@ -28,6 +28,11 @@ describe('dashboard UI in Chromium', () => {
   let page: Page;
   const pageErrors: string[] = [];
   const hash = () => new URL(page.url()).hash;
+  /** Loads the UI afresh (filters and range back to their defaults) at a hash route. */
+  const open = async (route: string) => {
+    await page.goto('about:blank');
+    await page.goto(`${dash.url}/${route}`);
+  };
 
   beforeAll(async () => {
     buildUiIfStale();
@@ -49,7 +54,7 @@ describe('dashboard UI in Chromium', () => {
   });
 
   it('overview shows the seeded totals as cards and the decisions chart', async () => {
-    await page.goto(`${dash.url}/#/overview`);
+    await open('#/overview');
     const card = (key: string) => page.getByTestId(`summary-${key}`).textContent();
     await poll(() => card('calls')).toBe(fmtInt(expected.calls));
     expect(await card('sessions')).toBe(fmtInt(expected.sessions));
@@ -128,7 +133,7 @@ describe('dashboard UI in Chromium', () => {
     expect(await loop.getByTestId('marker-block').count()).toBe(1);
     expect(await runs.nth(0).getByTestId('streak-count').count()).toBe(0);
 
-    await loop.getByTestId('streak-bar').click();
+    await loop.getByTestId('streak-bar').click({ position: { x: 3, y: 6 } });
     const details = page.getByTestId('span-details');
     await details.waitFor();
     expect(await details.locator('h2').textContent()).toContain('Call #9');
@@ -148,7 +153,7 @@ describe('dashboard UI in Chromium', () => {
   });
 
   it('renders an attribute value holding HTML as text, never as markup', async () => {
-    await page.goto(`${dash.url}/#/sessions/run-xss`);
+    await open('#/sessions/run-xss');
     await page.getByTestId('streak-bar').first().click();
     const details = page.getByTestId('span-details');
     await details.waitFor();
@@ -165,7 +170,7 @@ describe('dashboard UI in Chromium', () => {
   });
 
   it('sessions page badges, action filter and search', async () => {
-    await page.goto(`${dash.url}/#/sessions`);
+    await open('#/sessions');
     const rows = page.locator('table.data-table tbody tr');
     await poll(() => rows.count()).toBe(SESSIONS.length);
     await screenshot(page, 'sessions');
@@ -174,19 +179,20 @@ describe('dashboard UI in Chromium', () => {
     expect(await rows.first().textContent()).toContain('run-failing-tests');
     expect(await rows.first().locator('.badge').first().textContent()).toBe('halted');
     await page.getByLabel('action', { exact: true }).selectOption('');
+    await poll(() => rows.count()).toBe(SESSIONS.length);
     await page.getByLabel('search', { exact: true }).fill('chat-4');
-    await poll(() => rows.count()).toBe(1);
-    expect(await rows.first().textContent()).toContain('chat-42');
+    await poll(() => rows.first().textContent()).toContain('chat-42');
+    expect(await rows.count()).toBe(1);
     await page.getByRole('button', { name: 'clear filters' }).click();
     await poll(() => rows.count()).toBe(SESSIONS.length);
   });
 
   it('a custom range before the data shows the empty state with set-up instructions', async () => {
-    await page.goto(`${dash.url}/#/overview`);
+    await open('#/overview');
     await page.getByTestId('summary-calls').waitFor();
     await page.getByRole('button', { name: 'custom' }).click();
-    await page.getByLabel('from').fill('2020-01-01T00:00');
-    await page.getByLabel('to').fill('2020-01-02T00:00');
+    await page.getByLabel('from', { exact: true }).fill('2020-01-01T00:00');
+    await page.getByLabel('to', { exact: true }).fill('2020-01-02T00:00');
     await page.getByRole('button', { name: 'Apply' }).click();
     const empty = page.getByRole('region', { name: 'No data' });
     await empty.waitFor();
@@ -200,7 +206,9 @@ describe('dashboard UI in Chromium', () => {
   });
 
   it('live refresh picks up new spans, and pausing stops it', async () => {
+    await open('#/overview');
     const sessions = page.getByTestId('summary-sessions');
+    await poll(() => sessions.textContent()).toBe(fmtInt(expected.sessions));
     const extra = (scope: string) => [
       {
         service: 'demo-agent',

@@ -3,7 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { LoopAction, Series } from '../../store/types.js';
-import { fmtInt, fmtMs } from '../format.js';
+import { fmtBucket, fmtInt } from '../format.js';
 
 /** Stack order, bottom first: loop actions stay visible near the axis. */
 const STACK: LoopAction[] = ['halt', 'block', 'warn', 'nudge', 'allow'];
@@ -105,7 +105,7 @@ export function DecisionsChart({ series }: { series: Series }) {
     <section class="panel" aria-label="Decisions over time">
       <header class="panel-head">
         <h2>Decisions over time</h2>
-        <span class="muted small">per {fmtMs(series.bucketMs)} bucket</span>
+        <span class="muted small">per {fmtBucket(series.bucketMs)}</span>
         <label class="check">
           <input
             type="checkbox"

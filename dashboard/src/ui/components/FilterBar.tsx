@@ -22,7 +22,11 @@ function Select(props: {
   return (
     <label class="field">
       <span>{props.label}</span>
-      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+      <select
+        aria-label={props.label}
+        value={props.value}
+        onChange={(e) => props.onChange(e.currentTarget.value)}
+      >
         <option value="">all</option>
         {options.map((o) => (
           <option key={o} value={o}>
@@ -68,6 +72,7 @@ export function FilterBar() {
       <label class="field grow">
         <span>search</span>
         <input
+          aria-label="search"
           type="search"
           placeholder="scope, signature or tool"
           value={search.value}

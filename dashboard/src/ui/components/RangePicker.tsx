@@ -50,6 +50,7 @@ export function RangePicker() {
           <label>
             from
             <input
+              aria-label="from"
               type="datetime-local"
               value={from.value}
               onInput={(e) => {
@@ -60,6 +61,7 @@ export function RangePicker() {
           <label>
             to
             <input
+              aria-label="to"
               type="datetime-local"
               value={to.value}
               onInput={(e) => {

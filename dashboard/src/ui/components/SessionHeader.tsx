@@ -1,5 +1,5 @@
 import type { SessionRow } from '../../store/types.js';
-import { fmtInt, fmtMs, fmtTime } from '../format.js';
+import { fmtInt, fmtMs, fmtTime, plural } from '../format.js';
 import { ActionBadge } from './ActionBadge.js';
 
 /** Title and totals of one session. */
@@ -15,9 +15,13 @@ export function SessionHeader({ session }: { session: SessionRow }) {
       <div class="session-meta">
         <span class="badges">
           {session.halted && <ActionBadge action="halt" label="halted" />}
-          {session.blocks > 0 && <ActionBadge action="block" label={`${session.blocks} blocked`} />}
-          {session.warns > 0 && <ActionBadge action="warn" label={`${session.warns} warns`} />}
-          {session.nudges > 0 && <ActionBadge action="nudge" label={`${session.nudges} nudges`} />}
+          {session.blocks > 0 && (
+            <ActionBadge action="block" label={`${fmtInt(session.blocks)} blocked`} />
+          )}
+          {session.warns > 0 && <ActionBadge action="warn" label={plural(session.warns, 'warn')} />}
+          {session.nudges > 0 && (
+            <ActionBadge action="nudge" label={plural(session.nudges, 'nudge')} />
+          )}
         </span>
         <span>
           service <strong>{session.service}</strong>

@@ -30,11 +30,14 @@ export function AttributeTable({
 /** The selected call: its loopguard decision, attributes and events as text. */
 export function SpanDetails(props: {
   call: TimelineCall;
+  /** Index of the call in the session. */
   index: number;
-  total: number;
+  /** The call is the first / last of the page (no step back / forward). */
+  first: boolean;
+  last: boolean;
   onStep: (delta: number) => void;
 }) {
-  const { call, index, total, onStep } = props;
+  const { call, index, onStep } = props;
   return (
     <aside class="details" aria-label="Span details" data-testid="span-details">
       <header class="details-head">
@@ -42,10 +45,10 @@ export function SpanDetails(props: {
           Call #{fmtInt(index + 1)} <ActionBadge action={call.action} />
         </h2>
         <span class="stepper">
-          <button type="button" disabled={index === 0} onClick={() => onStep(-1)}>
+          <button type="button" disabled={props.first} onClick={() => onStep(-1)}>
             ‹ prev
           </button>
-          <button type="button" disabled={index + 1 >= total} onClick={() => onStep(1)}>
+          <button type="button" disabled={props.last} onClick={() => onStep(1)}>
             next ›
           </button>
         </span>

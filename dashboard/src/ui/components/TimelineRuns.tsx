@@ -5,28 +5,29 @@ import { VirtualList } from './VirtualList.js';
 
 const ROW_HEIGHT = 30;
 
-/** Calls worth a marker: the first of each action/level change inside a run (not every repeat). */
+/** Calls worth a marker: where the action changes inside a run (not every repeat of it). */
 function markers(run: Run): { index: number; call: TimelineCall }[] {
   const out: { index: number; call: TimelineCall }[] = [];
   let prev = '';
   run.calls.forEach((call, index) => {
-    const key = `${call.action}:${call.level ?? ''}`;
-    if (call.action !== 'allow' && key !== prev) out.push({ index, call });
-    prev = key;
+    if (call.action !== 'allow' && call.action !== prev) out.push({ index, call });
+    prev = call.action;
   });
   return out;
 }
 
 function RunRow(props: {
   run: Run;
+  first: number;
   total: number;
   selected: number | null;
   onSelect: (index: number) => void;
 }) {
   const { run, total, selected, onSelect } = props;
   const n = run.calls.length;
-  const isSelected = selected !== null && selected >= run.first && selected < run.first + n;
-  const left = (run.first / total) * 100;
+  const local = run.first - props.first;
+  const isSelected = selected !== null && selected >= local && selected < local + n;
+  const left = (local / total) * 100;
   const width = (n / total) * 100;
   const last = run.first + n;
   const marks = markers(run);
@@ -47,7 +48,7 @@ function RunRow(props: {
           style={{ left: `${left}%`, width: `max(6px, ${width}%)` }}
           aria-label={`${run.tool} ×${n}, streak ${run.streak}, ${run.worst}`}
           data-testid="streak-bar"
-          onClick={() => onSelect(run.first + Math.max(0, strongest))}
+          onClick={() => onSelect(local + Math.max(0, strongest))}
         />
         {marks.map(({ index, call }) => (
           <button
@@ -58,16 +59,18 @@ function RunRow(props: {
             title={`${call.action}${call.level ? ` level ${call.level}` : ''}${call.axis ? ` (${call.axis})` : ''} at call #${run.first + index + 1}`}
             aria-label={`${call.action} at call ${run.first + index + 1}`}
             data-testid={`marker-${call.action}`}
-            onClick={() => onSelect(run.first + index)}
+            onClick={() => onSelect(local + index)}
           />
         ))}
         {n > 1 && (
           <span
-            class="streak-label"
+            class={`streak-label${width >= 8 ? ' inside' : ''}`}
             style={
-              left + width > 80
-                ? { right: `calc(${100 - left}% + 4px)` }
-                : { left: `calc(${left}% + max(6px, ${width}%) + 4px)` }
+              width >= 8
+                ? { left: `calc(${left}% + 6px)` }
+                : left + width > 80
+                  ? { right: `calc(${100 - left}% + 4px)` }
+                  : { left: `calc(${left}% + max(6px, ${width}%) + 4px)` }
             }
             data-testid="streak-count"
           >
@@ -82,7 +85,9 @@ function RunRow(props: {
 /** The session's calls in order: one row per run of identical calls, bar length = calls. */
 export function TimelineRuns(props: {
   runs: Run[];
-  /** Calls shown (the x axis spans them). */
+  /** Session index of the page's first call. */
+  first: number;
+  /** Calls on the page (the x axis spans them). */
   total: number;
   selected: number | null;
   onSelect: (index: number) => void;

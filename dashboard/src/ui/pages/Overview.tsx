@@ -3,7 +3,7 @@ import { DecisionsChart } from '../components/DecisionsChart.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { SummaryCards } from '../components/SummaryCards.js';
-import { fmtInt } from '../format.js';
+import { fmtInt, plural } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { filterParams, hasFilters } from '../models/filters.js';
 import { hrefOf } from '../models/route.js';
@@ -50,9 +50,9 @@ function TopHotspots({ rows }: { rows: Hotspot[] }) {
               <code>{h.signature}</code>
             </a>
             <span class="muted">{h.service}</span>
-            <span class="num">{fmtInt(h.calls)} calls</span>
+            <span class="num">{plural(h.calls, 'call')}</span>
             <span class="num">streak {fmtInt(h.longestStreak)}</span>
-            <span class="num">{fmtInt(h.sessions)} sessions</span>
+            <span class="num">{plural(h.sessions, 'session')}</span>
           </li>
         ))}
       </ol>

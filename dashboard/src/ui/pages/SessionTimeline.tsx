@@ -1,35 +1,53 @@
-import { signal } from '@preact/signals';
+import { effect, signal } from '@preact/signals';
 import { useMemo } from 'preact/hooks';
 import type { SessionDetail } from '../../store/types.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { Pager } from '../components/Pager.js';
 import { SessionHeader } from '../components/SessionHeader.js';
 import { SpanDetails } from '../components/SpanDetails.js';
 import { TimelineRuns } from '../components/TimelineRuns.js';
-import { fmtInt } from '../format.js';
+import { plural } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { hrefOf, route } from '../models/route.js';
 import { useResource } from '../models/use-resource.js';
 import { groupRuns } from '../timeline-runs.js';
 
+/** Calls fetched per page of a session's timeline (the server allows up to 5000). */
+export const CALLS_PER_PAGE = 2000;
+
 const scope = () => (route.value.page === 'session' ? route.value.scope : undefined);
-/** Index of the picked call, or null. */
+/** First call of the page shown. */
+const offset = signal(0);
+/** Index of the picked call within the page, or null. */
 const selected = signal<number | null>(null);
 let shownScope: string | undefined;
+
+effect(() => {
+  offset.value;
+  selected.value = null;
+});
 
 /** One session: its calls in order, runs of identical calls as bars, details of a picked call. */
 export function SessionTimeline() {
   const current = scope();
   if (current !== shownScope) {
     shownScope = current;
+    offset.value = 0;
     selected.value = null;
   }
   const detail = useResource<SessionDetail>(() => {
     const s = scope();
-    return s === undefined ? null : apiUrl(`sessions/${encodeURIComponent(s)}`);
+    return s === undefined
+      ? null
+      : apiUrl(`sessions/${encodeURIComponent(s)}`, {
+          limit: CALLS_PER_PAGE,
+          offset: offset.value,
+        });
   });
   const state = detail.state.value;
   const fresh = state.data && state.data.session.scope === current ? state.data : undefined;
-  const runs = useMemo(() => (fresh ? groupRuns(fresh.calls) : []), [fresh]);
+  const first = offset.value;
+  const runs = useMemo(() => (fresh ? groupRuns(fresh.calls, first) : []), [fresh, first]);
   const calls = fresh?.calls ?? [];
   const pick = selected.value;
   const call = pick === null ? undefined : calls[pick];
@@ -49,29 +67,34 @@ export function SessionTimeline() {
               <header class="panel-head">
                 <h2>Timeline</h2>
                 <span class="muted small">
-                  {fmtInt(runs.length)} runs of {fmtInt(calls.length)} calls · click a bar or marker
-                  for details
+                  {plural(runs.length, 'run')} of {plural(calls.length, 'call')} · click a bar or
+                  marker for details
                 </span>
               </header>
               <TimelineRuns
                 runs={runs}
+                first={first}
                 total={Math.max(1, calls.length)}
                 selected={pick}
                 onSelect={(i) => {
                   selected.value = i;
                 }}
               />
-              {fresh.session.calls > calls.length && (
-                <p class="muted small">
-                  Showing the first {fmtInt(calls.length)} of {fmtInt(fresh.session.calls)} calls.
-                </p>
+              {fresh.session.calls > CALLS_PER_PAGE && (
+                <Pager
+                  offset={offset}
+                  limit={CALLS_PER_PAGE}
+                  total={fresh.session.calls}
+                  noun="calls"
+                />
               )}
             </section>
             {call && pick !== null ? (
               <SpanDetails
                 call={call}
-                index={pick}
-                total={calls.length}
+                index={first + pick}
+                first={pick === 0}
+                last={pick + 1 >= calls.length}
                 onStep={(d) => {
                   const next = pick + d;
                   if (next >= 0 && next < calls.length) selected.value = next;
