@@ -19,6 +19,19 @@ import {
 } from './semconv.js';
 import { VERSION } from './version.js';
 
+const MAX_CACHED_TOOLS = 1024;
+const MAX_CACHED_ERROR_TYPES = 64;
+const ACTION_INDEX: Record<Action, number> = { allow: 0, nudge: 1, warn: 2, block: 3, halt: 4 };
+const OUTCOME_INDEX: Record<Outcome, number> = { ok: 0, error: 1, blocked: 2 };
+
+interface ToolAttributeSets {
+  tool: Attributes;
+  /** Indexed by action × outcome. */
+  calls: (Attributes | undefined)[];
+  decisions: Map<string, Attributes>;
+  errors: Map<string, Attributes>;
+}
+
 /** `ok`, `error` or `blocked` (never executed). */
 export type Outcome = 'ok' | 'error' | 'blocked';
 
@@ -76,6 +89,7 @@ function createInstruments(provider: MeterProvider): Instruments {
 export class GuardMetrics {
   private provider: MeterProvider | undefined;
   private instruments: Instruments | undefined;
+  private readonly byTool = new Map<string, ToolAttributeSets>();
 
   constructor(private readonly explicit: MeterProvider | undefined) {}
 
@@ -91,23 +105,61 @@ export class GuardMetrics {
   /** Records one finished (or blocked) call. */
   record(call: CallMetrics): void {
     const instruments = this.get();
-    const tool = { [ATTR_GEN_AI_TOOL_NAME]: call.tool };
-    instruments.calls.add(1, {
-      ...tool,
-      [ATTR_LOOPGUARD_ACTION]: call.action,
-      [ATTR_LOOPGUARD_OUTCOME]: call.outcome,
-    });
-    for (const finding of call.findings) {
-      instruments.decisions.add(1, {
-        ...tool,
-        [ATTR_LOOPGUARD_AXIS]: finding.axis,
-        [ATTR_LOOPGUARD_ACTION]: finding.action,
+    const sets = this.setsFor(call.tool);
+    const slot = ACTION_INDEX[call.action] * 3 + OUTCOME_INDEX[call.outcome];
+    let callAttributes = sets.calls[slot];
+    if (!callAttributes) {
+      callAttributes = Object.freeze({
+        [ATTR_GEN_AI_TOOL_NAME]: call.tool,
+        [ATTR_LOOPGUARD_ACTION]: call.action,
+        [ATTR_LOOPGUARD_OUTCOME]: call.outcome,
       });
+      sets.calls[slot] = callAttributes;
     }
-    if (call.streak !== undefined) instruments.streak.record(call.streak, tool);
-    const durationAttributes: Attributes = call.errorType
-      ? { ...tool, [ATTR_ERROR_TYPE]: call.errorType }
-      : tool;
+    instruments.calls.add(1, callAttributes);
+    for (const finding of call.findings) {
+      const key = `${finding.axis}|${finding.action}`;
+      let attributes = sets.decisions.get(key);
+      if (!attributes) {
+        attributes = Object.freeze({
+          [ATTR_GEN_AI_TOOL_NAME]: call.tool,
+          [ATTR_LOOPGUARD_AXIS]: finding.axis,
+          [ATTR_LOOPGUARD_ACTION]: finding.action,
+        });
+        sets.decisions.set(key, attributes);
+      }
+      instruments.decisions.add(1, attributes);
+    }
+    if (call.streak !== undefined) instruments.streak.record(call.streak, sets.tool);
+    const errorType = call.errorType;
+    let durationAttributes = sets.tool;
+    if (errorType) {
+      durationAttributes = sets.errors.get(errorType) ?? sets.tool;
+      if (durationAttributes === sets.tool) {
+        durationAttributes = Object.freeze({
+          [ATTR_GEN_AI_TOOL_NAME]: call.tool,
+          [ATTR_ERROR_TYPE]: errorType,
+        });
+        if (sets.errors.size < MAX_CACHED_ERROR_TYPES)
+          sets.errors.set(errorType, durationAttributes);
+      }
+    }
     instruments.duration.record(call.durationSeconds, durationAttributes);
+  }
+
+  /** Attribute sets are few per tool: they are reused instead of allocated per call. */
+  private setsFor(tool: string): ToolAttributeSets {
+    let sets = this.byTool.get(tool);
+    if (!sets) {
+      if (this.byTool.size >= MAX_CACHED_TOOLS) this.byTool.clear();
+      sets = {
+        tool: Object.freeze({ [ATTR_GEN_AI_TOOL_NAME]: tool }),
+        calls: [],
+        decisions: new Map(),
+        errors: new Map(),
+      };
+      this.byTool.set(tool, sets);
+    }
+    return sets;
   }
 }

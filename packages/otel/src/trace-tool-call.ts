@@ -152,15 +152,16 @@ function finish<T>(
   error?: unknown,
 ): Finished<T> {
   const { span, before } = call;
+  const ran = decision !== before;
   const findings =
-    decision === before ? before.findings : [...before.findings, ...decision.findings];
-  let action: Action = 'allow';
-  let axis: string | undefined;
-  for (const d of decision === before ? [before] : [before, decision]) {
-    if (RANK[d.action] > RANK[action]) {
-      action = d.action;
-      axis = d.action === 'allow' ? undefined : d.axis;
-    }
+    ran && before.findings.length > 0
+      ? before.findings.concat(decision.findings)
+      : decision.findings;
+  let action: Action = decision.action;
+  let axis: string | undefined = decision.action === 'allow' ? undefined : decision.axis;
+  if (ran && before.action !== 'allow' && RANK[before.action] > RANK[action]) {
+    action = before.action;
+    axis = before.axis;
   }
   for (const f of findings) {
     if (RANK[f.action] > RANK[action]) {

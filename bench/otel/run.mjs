@@ -1,0 +1,113 @@
+// Cost of a guarded tool call (span + engine decision + metrics) against a bare OTel span
+// around the same call, measured in the same run: node bench/otel/run.mjs
+import { createRequire } from 'node:module';
+import { createEngine } from '@loopguard/engine';
+import { createGuard } from '@loopguard/otel';
+import { context, SpanKind } from '@opentelemetry/api';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  InMemorySpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import { table } from '../lib.mjs';
+
+// sdk-metrics and the context manager come from @loopguard/otel's own dependencies.
+const fromOtel = createRequire(createRequire(import.meta.url).resolve('@loopguard/otel'));
+const {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  InMemoryMetricExporter,
+  AggregationTemporality,
+} = fromOtel('@opentelemetry/sdk-metrics');
+const { AsyncLocalStorageContextManager } = fromOtel('@opentelemetry/context-async-hooks');
+
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 20_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+const exporter = new InMemorySpanExporter();
+const tracerProvider = new BasicTracerProvider({
+  spanProcessors: [
+    new BatchSpanProcessor(exporter, { maxQueueSize: 4096, scheduledDelayMillis: 50 }),
+  ],
+});
+const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+const meterProvider = new MeterProvider({
+  readers: [
+    new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 60_000 }),
+  ],
+});
+const tracer = tracerProvider.getTracer('bench');
+
+// The tool: async, cheap, different result each time (no no-progress findings).
+let served = 0;
+const tool = async (args) => `hits for ${args.q}: ${++served}`;
+const ARGS = Array.from({ length: 64 }, (_, i) => ({ q: `query ${i}`, limit: 10, path: '/src' }));
+
+const engineOptions = { env: {}, configFile: false, onDiagnostic: () => {} };
+const guard = createGuard({ tracerProvider, meterProvider, engine: engineOptions });
+const guardNoMetrics = createGuard({ tracerProvider, engine: engineOptions });
+const engine = createEngine(engineOptions);
+
+const variants = {
+  'bare OTel span (baseline)': (args) =>
+    tracer.startActiveSpan(
+      'execute_tool search',
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' },
+      },
+      async (span) => {
+        const result = await tool(args);
+        span.end();
+        return result;
+      },
+    ),
+  'engine only (beforeCall + afterCall, no span)': async (args) => {
+    engine.beforeCall({ scope: 'bench', tool: 'search', args });
+    const result = await tool(args);
+    engine.afterCall({ scope: 'bench', tool: 'search', args, result });
+    return result;
+  },
+  'loopguard traceToolCall, no meter provider': (args) =>
+    guardNoMetrics.traceToolCall({ tool: 'search', args, scope: 'bench' }, () => tool(args)),
+  'loopguard traceToolCall + metrics (full)': (args) =>
+    guard.traceToolCall({ tool: 'search', args, scope: 'bench' }, () => tool(args)),
+};
+
+async function round(fn) {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < ITERATIONS; i++) {
+    await fn(ARGS[i % ARGS.length]);
+    // let the batch processor export, as it would between real tool calls
+    if (i % 1000 === 999) await new Promise((resolve) => setImmediate(resolve));
+  }
+  const ns = Number(process.hrtime.bigint() - start) / ITERATIONS;
+  await tracerProvider.forceFlush();
+  exporter.reset();
+  for (const g of [guard, guardNoMetrics]) g.engine.resetScope('bench');
+  engine.resetScope('bench');
+  return ns;
+}
+
+const names = Object.keys(variants);
+const samples = new Map(names.map((name) => [name, []]));
+for (const name of names) await round(variants[name]); // warm-up
+for (let r = 0; r < ROUNDS; r++) {
+  // interleave variants so drift (GC, other processes) hits them alike
+  for (const name of names) samples.get(name).push(await round(variants[name]));
+}
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const baseline = median(samples.get(names[0]));
+const rows = names.map((name) => {
+  const value = median(samples.get(name));
+  const overhead =
+    name === names[0] ? '—' : `${(((value - baseline) / baseline) * 100).toFixed(0)}%`;
+  return [name, value.toFixed(0), overhead];
+});
+console.log(
+  `### @loopguard/otel: cost per tool call (median of ${ROUNDS} rounds × ${ITERATIONS} calls, node ${process.version})\n`,
+);
+console.log(table(['variant', 'ns/call', 'vs bare span'], rows));
+await meterProvider.shutdown();
+await tracerProvider.shutdown();
