@@ -11,7 +11,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import * as aiNamespace from 'ai';
-import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
+import { generateText, jsonSchema, stepCountIs, type ToolLoopAgent, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -334,5 +334,13 @@ describe('guardAiSdkTools with generateText and a scripted model', () => {
       stopWhen: stepCountIs(3),
     });
     expect(toolSpans('grep').map((s) => s.attributes['loopguard.scope'])).toEqual(['cjs-copy']);
+    const Agent = copy.ToolLoopAgent as typeof ToolLoopAgent;
+    const agent = new Agent({
+      model: loopingModel('grep', grepInput, 2),
+      tools: { grep: grepTool() },
+    });
+    expect(agent).toBeInstanceOf(cjs.ToolLoopAgent as typeof ToolLoopAgent);
+    await agent.generate({ prompt: 'find' });
+    expect(toolSpans('grep')).toHaveLength(3);
   });
 });
