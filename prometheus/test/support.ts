@@ -41,9 +41,17 @@ export interface RunResult {
 }
 
 /** Runs a command without a shell and collects its output; never rejects on a non-zero exit. */
-export function run(cmd: string, args: string[], cwd = root): Promise<RunResult> {
+export function run(
+  cmd: string,
+  args: string[],
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd, timeout: 60_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+    execFile(
+      cmd,
+      args,
+      { cwd: options.cwd ?? root, timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 << 20 },
+     , (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') reject(error);
       else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
     });
