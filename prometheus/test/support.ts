@@ -51,10 +51,11 @@ export function run(
       cmd,
       args,
       { cwd: options.cwd ?? root, timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 << 20 },
-     , (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') reject(error);
-      else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') reject(error);
+        else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
