@@ -140,6 +140,41 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       expect((await store.hotspots({ from: T0 + 500 * MIN, to: T0 + 501 * MIN })).total).toBe(0);
     });
 
+    it('aggregates hotspots exactly across whole and partial hours', async () => {
+      const spans = Array.from({ length: 12 }, (_, k) =>
+        makeToolSpan({
+          scope: `hour-${k % 3}`,
+          args: 'hourly',
+          timeMs: T0 + k * 20 * MIN,
+          streak: k + 1,
+          count: k + 1,
+          durationMs: 1000,
+          action: k % 4 === 3 ? 'warn' : 'allow',
+          axis: k % 4 === 3 ? 'repetition' : undefined,
+        }),
+      );
+      await store.insert(spans);
+      const range = { from: T0 + 10 * MIN, to: T0 + 230 * MIN };
+      const [h] = (await store.hotspots(range)).rows;
+      // k = 1..11 fall in the range
+      expect(h).toMatchObject({
+        calls: 11,
+        longestStreak: 12,
+        warns: 3,
+        sessions: 3,
+        firstSeen: T0 + 20 * MIN,
+        lastSeen: T0 + 220 * MIN,
+      });
+      expect(h!.repeatSeconds).toBeCloseTo(11, 5);
+      const warned = (await store.hotspots({ ...range, action: 'warn' })).rows[0];
+      expect(warned).toMatchObject({ calls: 3, warns: 3, sessions: 3 });
+      const bySessions = (await store.hotspots(range, { sort: 'sessions' })).rows[0];
+      expect(bySessions).toMatchObject({ calls: 11, sessions: 3 });
+      expect(await store.deleteBefore(T0 + 70 * MIN)).toBe(4);
+      const after = (await store.hotspots({ from: T0, to: T0 + 600 * MIN })).rows[0];
+      expect(after).toMatchObject({ calls: 8, firstSeen: T0 + 80 * MIN, longestStreak: 12 });
+    });
+
     it('pages and sorts hotspots', async () => {
       await seed();
       const first = await store.hotspots(all, { limit: 2, offset: 0, sort: 'tool', order: 'asc' });
@@ -328,6 +363,10 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       expect(before.haltedSessions).toEqual([{ service: 'agent-a', value: 1 }]);
       expect(await store.deleteBefore(T0 + 15 * MIN)).toBe(14);
       expect((await store.summary(all)).spans).toBe(3);
+      expect((await store.hotspots(all)).rows.map((r) => [r.tool, r.calls])).toEqual([
+        ['grep', 1],
+        ['write', 1],
+      ]);
       expect(await store.counters()).toEqual(before);
       // a later block in an already halted scope does not count the session twice
       await store.insert(

@@ -1,4 +1,5 @@
 import { deriveFields, findingsOf, type SpanFields } from './span-fields.js';
+import { nsToMs } from './stage.js';
 import type { SpanRecord } from './types.js';
 
 /** Counter increments of one batch of spans (contract section 4), keyed and summed. */
@@ -11,7 +12,27 @@ export interface CounterDeltas {
   /** Scopes with a block or halt decision in this batch, by service. */
   haltedScopes: Map<string, { service: string; scope: string }>;
   ingested: number;
+  /** Hourly hotspot rollup rows of this batch (see duckdb-schema.ts). */
+  rollup: Map<string, RollupRow>;
 }
+
+/** One row of the hourly hotspot rollup: calls of one signature and action in one hour. */
+export interface RollupRow {
+  hour: number;
+  service: string;
+  tool: string;
+  signature: string;
+  action: string;
+  calls: number;
+  maxStreak: number;
+  repeatNs: number;
+  firstMs: number;
+  lastMs: number;
+  sampleArgs: string;
+}
+
+/** Width of a rollup bucket. */
+export const HOUR_MS = 3_600_000;
 
 /** Derives the fields of every span and the counter increments of the batch. */
 export function computeDeltas(spans: readonly SpanRecord[]): {
@@ -23,6 +44,7 @@ export function computeDeltas(spans: readonly SpanRecord[]): {
     decisions: new Map(),
     haltedScopes: new Map(),
     ingested: spans.length,
+    rollup: new Map(),
   };
   const fields: SpanFields[] = [];
   for (const span of spans) {
@@ -40,9 +62,40 @@ export function computeDeltas(spans: readonly SpanRecord[]): {
       if (d) d.value++;
       else deltas.decisions.set(key, { service, tool: f.tool, ...finding, value: 1 });
     }
+    if (f.signature !== '') addRollup(deltas.rollup, span, f);
     if (f.actionRank >= 3 && f.scope !== '') {
       deltas.haltedScopes.set(`${service}\u0000${f.scope}`, { service, scope: f.scope });
     }
   }
   return { fields, deltas };
+}
+
+function addRollup(rollup: Map<string, RollupRow>, span: SpanRecord, f: SpanFields): void {
+  const ms = nsToMs(span.startTimeUnixNano);
+  const hour = Math.floor(ms / HOUR_MS) * HOUR_MS;
+  const key = `${hour}\u0000${span.serviceName}\u0000${f.tool}\u0000${f.signature}\u0000${f.action}`;
+  const repeatNs = f.count > 1 ? Number(span.durationNs) : 0;
+  const row = rollup.get(key);
+  if (row) {
+    row.calls++;
+    row.maxStreak = Math.max(row.maxStreak, f.streak);
+    row.repeatNs += repeatNs;
+    row.firstMs = Math.min(row.firstMs, ms);
+    row.lastMs = Math.max(row.lastMs, ms);
+    if (row.sampleArgs === '') row.sampleArgs = f.toolArgs;
+  } else {
+    rollup.set(key, {
+      hour,
+      service: span.serviceName,
+      tool: f.tool,
+      signature: f.signature,
+      action: f.action,
+      calls: 1,
+      maxStreak: f.streak,
+      repeatNs,
+      firstMs: ms,
+      lastMs: ms,
+      sampleArgs: f.toolArgs,
+    });
+  }
 }

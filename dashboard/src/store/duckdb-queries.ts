@@ -6,10 +6,9 @@ import {
   num,
   type Params,
 } from './duckdb-sql.js';
-import { HOTSPOT_SORTS, normalizePage, SESSION_SORTS } from './paging.js';
+import { normalizePage, SESSION_SORTS } from './paging.js';
 import { ACTIONS } from './span-fields.js';
 import type {
-  Hotspot,
   LoopAction,
   Page,
   PageRequest,
@@ -26,7 +25,8 @@ import type {
 /** Runs a read statement and returns its rows as objects. */
 export type Reader = (sql: string, params?: Params) => Promise<Record<string, unknown>[]>;
 
-const COUNT_ACTIONS = `count(*) FILTER ("LoopAction" = 'nudge') AS nudges,
+/** Counts of calls per non-allow action. */
+export const COUNT_ACTIONS = `count(*) FILTER ("LoopAction" = 'nudge') AS nudges,
   count(*) FILTER ("LoopAction" = 'warn') AS warns,
   count(*) FILTER ("LoopAction" = 'block') AS blocks,
   count(*) FILTER ("LoopAction" = 'halt') AS halts`;
@@ -57,62 +57,6 @@ export async function querySummary(read: Reader, filter: QueryFilter): Promise<S
     sessions: num(row?.sessions),
     loopShare: calls === 0 ? 0 : num(row?.loops) / calls,
   };
-}
-
-/** Repeated signatures, aggregated over typed columns. */
-export async function queryHotspots(
-  read: Reader,
-  filter: QueryFilter,
-  page?: PageRequest,
-): Promise<Page<Hotspot>> {
-  const params: Params = {};
-  const where = callWhere(filter, params);
-  const p = normalizePage(page, HOTSPOT_SORTS, 'calls');
-  const rows = await read(
-    `SELECT "ServiceName" AS service, "ToolName" AS tool, "Signature" AS signature, count(*) AS calls,
-      max("Streak") AS "longestStreak", ${COUNT_ACTIONS},
-      count(DISTINCT nullif("LoopScope", '')) AS sessions,
-      coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0) / 1e9 AS "repeatSeconds",
-      min("StartMs") AS "firstSeen", max("StartMs") AS "lastSeen",
-      any_value("ToolArgs") FILTER ("ToolArgs" <> '') AS "sampleArgs",
-      count(*) OVER () AS total
-    FROM otel_traces ${where} ${where ? 'AND' : 'WHERE'} "Signature" <> ''
-    GROUP BY 1, 2, 3
-    ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service
-    LIMIT ${p.limit} OFFSET ${p.offset}`,
-    params,
-  );
-  const total = rows.length ? num(rows[0]?.total) : await countGroups(read, where, params);
-  return {
-    total,
-    rows: rows.map((r) => {
-      const h: Hotspot = {
-        service: String(r.service),
-        tool: String(r.tool),
-        signature: String(r.signature),
-        calls: num(r.calls),
-        longestStreak: num(r.longestStreak),
-        nudges: num(r.nudges),
-        warns: num(r.warns),
-        blocks: num(r.blocks),
-        halts: num(r.halts),
-        sessions: num(r.sessions),
-        repeatSeconds: num(r.repeatSeconds),
-        firstSeen: num(r.firstSeen),
-        lastSeen: num(r.lastSeen),
-      };
-      if (typeof r.sampleArgs === 'string') h.sampleArgs = r.sampleArgs;
-      return h;
-    }),
-  };
-}
-
-async function countGroups(read: Reader, where: string, params: Params): Promise<number> {
-  const [row] = await read(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM otel_traces ${where} ${where ? 'AND' : 'WHERE'} "Signature" <> '' GROUP BY "ServiceName", "ToolName", "Signature")`,
-    params,
-  );
-  return num(row?.n);
 }
 
 const SESSION_COLUMNS = `"LoopScope" AS scope, min("ServiceName") AS service,

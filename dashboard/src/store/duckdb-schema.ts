@@ -44,6 +44,13 @@ CREATE TABLE IF NOT EXISTS loopguard_counters (
   "Value" BIGINT NOT NULL,
   PRIMARY KEY ("Metric", "Service", "Tool", "Axis", "Action", "Reason")
 );
+CREATE TABLE IF NOT EXISTS loopguard_hotspots_hourly (
+  "Hour" BIGINT NOT NULL, "ServiceName" VARCHAR NOT NULL, "ToolName" VARCHAR NOT NULL,
+  "Signature" VARCHAR NOT NULL, "LoopAction" VARCHAR NOT NULL, "Calls" BIGINT NOT NULL,
+  "MaxStreak" INTEGER NOT NULL, "RepeatNs" BIGINT NOT NULL, "FirstMs" BIGINT NOT NULL,
+  "LastMs" BIGINT NOT NULL, "SampleArgs" VARCHAR NOT NULL,
+  PRIMARY KEY ("Hour", "ServiceName", "ToolName", "Signature", "LoopAction")
+);
 CREATE TABLE IF NOT EXISTS loopguard_halted_scopes (
   "Service" VARCHAR NOT NULL, "Scope" VARCHAR NOT NULL, PRIMARY KEY ("Service", "Scope")
 );
@@ -100,3 +107,26 @@ export function insertFromStageSql(path: string): string {
   const file = path.replaceAll("'", "''");
   return `INSERT INTO otel_traces SELECT ${order} FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = 268435456, columns = {${cols}})`;
 }
+
+/** Upserts staged hourly rollup rows (NDJSON of RollupRow) into loopguard_hotspots_hourly. */
+export function rollupUpsertSql(path: string): string {
+  const file = path.replaceAll("'", "''");
+  return `INSERT INTO loopguard_hotspots_hourly
+  SELECT hour, service, tool, signature, action, calls, maxStreak, repeatNs, firstMs, lastMs, sampleArgs
+  FROM read_json('${file}', format = 'newline_delimited', columns = {hour: 'BIGINT', service: 'VARCHAR',
+    tool: 'VARCHAR', signature: 'VARCHAR', action: 'VARCHAR', calls: 'BIGINT', maxStreak: 'INTEGER',
+    repeatNs: 'BIGINT', firstMs: 'BIGINT', lastMs: 'BIGINT', sampleArgs: 'VARCHAR'})
+  ON CONFLICT DO UPDATE SET "Calls" = "Calls" + excluded."Calls",
+    "MaxStreak" = greatest("MaxStreak", excluded."MaxStreak"),
+    "RepeatNs" = "RepeatNs" + excluded."RepeatNs", "FirstMs" = least("FirstMs", excluded."FirstMs"),
+    "LastMs" = greatest("LastMs", excluded."LastMs"),
+    "SampleArgs" = CASE WHEN "SampleArgs" = '' THEN excluded."SampleArgs" ELSE "SampleArgs" END`;
+}
+
+/** Rebuilds the rollup rows of one hour from the spans still stored (after retention). */
+export const ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_hotspots_hourly
+  SELECT $hour, "ServiceName", "ToolName", "Signature", "LoopAction", count(*), max("Streak"),
+    coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0), min("StartMs"), max("StartMs"),
+    coalesce(any_value("ToolArgs") FILTER ("ToolArgs" <> ''), '')
+  FROM otel_traces WHERE "IsCall" AND "Signature" <> '' AND "StartMs" >= $hour AND "StartMs" < $hour + 3600000
+  GROUP BY ALL`;

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { type CounterDeltas, computeDeltas } from './counter-deltas.js';
+import { type CounterDeltas, computeDeltas, HOUR_MS } from './counter-deltas.js';
+import { queryHotspots } from './duckdb-hotspots.js';
 import {
   queryFacets,
-  queryHotspots,
   querySeries,
   querySession,
   querySessions,
@@ -13,7 +13,12 @@ import {
   queryTrace,
   type Reader,
 } from './duckdb-queries.js';
-import { insertFromStageSql, SCHEMA_SQL } from './duckdb-schema.js';
+import {
+  insertFromStageSql,
+  ROLLUP_REBUILD_HOUR_SQL,
+  rollupUpsertSql,
+  SCHEMA_SQL,
+} from './duckdb-schema.js';
 import { num, type Params } from './duckdb-sql.js';
 import { stageLine } from './stage.js';
 import type { CounterSnapshot, SpanRecord, Store } from './types.js';
@@ -107,11 +112,15 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     const lines: string[] = [];
     for (let i = 0; i < spans.length; i++) lines.push(stageLine(spans[i]!, fields[i]!));
     writeFileSync(file, lines.join('\n'));
+    const rollupFile = `${file}.rollup`;
+    const rollup = [...deltas.rollup.values()].map((r) => JSON.stringify(r));
+    writeFileSync(rollupFile, rollup.join('\n'));
     try {
       await writer.run(async (c) => {
         await c.run('BEGIN TRANSACTION');
         try {
           if (spans.length) await c.run(insertFromStageSql(file));
+          if (rollup.length) await c.run(rollupUpsertSql(rollupFile));
           for (const sql of counterUpserts(deltas)) await c.run(sql);
           await c.run('COMMIT');
         } catch (error) {
@@ -121,6 +130,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
       });
     } finally {
       rmSync(file, { force: true });
+      rmSync(rollupFile, { force: true });
     }
   }
 
@@ -205,11 +215,20 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     },
     async deleteBefore(cutoffMs) {
       if (closed) throw new Error('store is closed');
+      const cutoff = BigInt(Math.trunc(cutoffMs));
+      const hour = BigInt(Math.floor(Number(cutoff) / HOUR_MS) * HOUR_MS);
       return writer.run(async (c) => {
-        const r = await c.runAndReadAll(`DELETE FROM otel_traces WHERE "StartMs" < $cutoff`, {
-          cutoff: BigInt(Math.trunc(cutoffMs)),
-        });
-        return num(r.rowsChanged);
+        await c.run('BEGIN TRANSACTION');
+        try {
+          const r = await c.run(`DELETE FROM otel_traces WHERE "StartMs" < $cutoff`, { cutoff });
+          await c.run(`DELETE FROM loopguard_hotspots_hourly WHERE "Hour" <= $hour`, { hour });
+          await c.run(ROLLUP_REBUILD_HOUR_SQL, { hour });
+          await c.run('COMMIT');
+          return num(r.rowsChanged);
+        } catch (error) {
+          await c.run('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
       });
     },
     close() {
