@@ -214,8 +214,8 @@ describe('UI and headers', () => {
     const js = await app.request('/assets/app.js');
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(js.headers.get('cache-control')).toContain('immutable');
-    const escape = await app.request('/..%2f..%2fapi.duckdb');
-    expect(await escape.text()).toContain('<title>ui</title>');
+    const traversal = await app.request('/..%2f..%2fapi.duckdb');
+    expect(await traversal.text()).toContain('<title>ui</title>');
   });
 
   it('shows a placeholder page without a build', async () => {

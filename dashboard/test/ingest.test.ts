@@ -110,7 +110,7 @@ describe('POST /v1/traces', () => {
 
   it('decodes protobuf and JSON of the same spans to the same records', async () => {
     const spans = await sdkSpans(3, {
-      extra: { list: ['a', 'b'], flag: true, ratio: 0.5, big: 9007199254740993 },
+      extra: { list: ['a', 'b'], flag: true, ratio: 0.5, big: 4_000_000_000 },
     });
     const fromProto = decodeProtobufRequest(toProtobuf(spans));
     const fromJson = decodeJsonRequest(JSON.parse(toJson(spans)));

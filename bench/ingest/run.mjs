@@ -1,0 +1,247 @@
+// Ingest and query benchmark of the dashboard (imports the built @loopguard/dashboard).
+// node bench/ingest/run.mjs [--spans 1000000] [--batches 200]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDuckDbStore, startDashboard } from '@loopguard/dashboard';
+import { table } from '../lib.mjs';
+import { loopingSpans } from './gen.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const TOTAL = arg('--spans', 1_000_000);
+const BATCHES = arg('--batches', 200);
+const BATCH = 512;
+const CONCURRENCY = 8;
+const dir = mkdtempSync(join(tmpdir(), 'loopguard-bench-'));
+const { DuckDBInstance } = createRequire(
+  createRequire(import.meta.url).resolve('@loopguard/dashboard'),
+)('@duckdb/node-api');
+
+function load(url, encoding, batches) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        fileURLToPath(new URL('./load.mjs', import.meta.url)),
+        url,
+        encoding,
+        String(batches),
+        String(BATCH),
+        String(CONCURRENCY),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load exited ${code}`)),
+    );
+  });
+}
+
+/** Baseline server: reads the body, JSON.parse for JSON, stores nothing. */
+function echoServer() {
+  return new Promise((resolve) => {
+    const server = createServer((req, res) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        if (req.headers['content-type'] === 'application/json') JSON.parse(body.toString('utf8'));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}`,
+        close: () => new Promise((r) => server.close(r)),
+      }),
+    );
+  });
+}
+
+/** Baseline store: one prepared INSERT per span (attributes as JSON text), one transaction per request. */
+async function naiveStore(path) {
+  const instance = await DuckDBInstance.create(path);
+  const conn = await instance.connect();
+  await conn.run(`CREATE TABLE spans (ts BIGINT, trace_id VARCHAR, span_id VARCHAR, parent VARCHAR, name VARCHAR, kind VARCHAR,
+    service VARCHAR, duration BIGINT, status VARCHAR, attrs VARCHAR, resource VARCHAR, events VARCHAR)`);
+  const stmt = await conn.prepare(
+    'INSERT INTO spans VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+  );
+  let chain = Promise.resolve();
+  const insert = (spans) => {
+    const run = chain.then(async () => {
+      await conn.run('BEGIN');
+      for (const s of spans) {
+        stmt.bind([
+          s.startTimeUnixNano,
+          s.traceId,
+          s.spanId,
+          s.parentSpanId,
+          s.name,
+          s.kind,
+          s.serviceName,
+          s.durationNs,
+          s.statusCode,
+          JSON.stringify(s.attributes),
+          JSON.stringify(s.resourceAttributes),
+          JSON.stringify(s.events, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+        ]);
+        await stmt.run();
+      }
+      await conn.run('COMMIT');
+    });
+    chain = run.catch(() => undefined);
+    return run;
+  };
+  const noop = async () => undefined;
+  return {
+    insert,
+    recordRejected: noop,
+    summary: noop,
+    hotspots: noop,
+    sessions: noop,
+    session: noop,
+    series: noop,
+    trace: noop,
+    counters: noop,
+    deleteBefore: noop,
+    facets: noop,
+    close: async () => {
+      conn.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+const ingestRows = [];
+async function ingestCase(label, url, encoding, batches) {
+  const r = await load(`${url}/v1/traces`, encoding, batches);
+  ingestRows.push([
+    label,
+    encoding,
+    fmt(r.spans),
+    r.seconds.toFixed(2),
+    fmt(r.spans / r.seconds),
+    String(r.errors),
+  ]);
+  return r;
+}
+
+const echo = await echoServer();
+await ingestCase('baseline: echo server (JSON.parse, no store)', echo.url, 'json', BATCHES);
+await ingestCase('baseline: echo server (no decode, no store)', echo.url, 'protobuf', BATCHES);
+await echo.close();
+
+const naive = await naiveStore(join(dir, 'naive.duckdb'));
+const naiveServer = await startDashboard({ port: 0, store: naive });
+await ingestCase(
+  'baseline: row-by-row INSERT store',
+  naiveServer.url,
+  'json',
+  Math.max(4, Math.round(BATCHES / 40)),
+);
+await naiveServer.close();
+await naive.close();
+
+const lg = await startDashboard({ port: 0, db: join(dir, 'ingest.duckdb') });
+await ingestCase('loopguard dashboard (DuckDB, group commit)', lg.url, 'json', BATCHES);
+await ingestCase('loopguard dashboard (DuckDB, group commit)', lg.url, 'protobuf', BATCHES);
+const stored = (await lg.store.counters()).ingestedSpans;
+await lg.close();
+
+console.log(
+  `### Ingest: OTLP/HTTP POST /v1/traces over loopback, ${BATCH}-span batches, ${CONCURRENCY} concurrent requests from a separate process\n`,
+);
+console.log(table(['receiver', 'encoding', 'spans', 'seconds', 'spans/s', 'errors'], ingestRows));
+console.log(`\n(loopguard stored ${fmt(stored)} spans, every 200 committed)\n`);
+
+// ---- queries at TOTAL stored spans
+const dbPath = join(dir, 'query.duckdb');
+const store = await openDuckDbStore({ path: dbPath });
+const endMs = Date.now();
+const genStart = performance.now();
+for (const batch of loopingSpans({ total: TOTAL, endMs })) await store.insert(batch);
+const genSeconds = (performance.now() - genStart) / 1000;
+const filter = { from: endMs - 7 * 86_400_000, to: endMs + 1 };
+
+async function median(fn, runs = 9) {
+  await fn();
+  await fn();
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(runs / 2)];
+}
+
+const someScope = (await store.sessions(filter, { limit: 1, sort: 'calls' })).rows[0].scope;
+const ours = {
+  hotspots: await median(() => store.hotspots(filter)),
+  hotspotsFiltered: await median(() =>
+    store.hotspots({ ...filter, service: 'coder-agent', action: 'nudge' }),
+  ),
+  sessions: await median(() => store.sessions(filter)),
+  summary: await median(() => store.summary(filter)),
+  series: await median(() => store.series(filter, 3_600_000)),
+  session: await median(() => store.session(someScope)),
+};
+const spans = (await store.summary({ from: 0, to: endMs + 1 })).spans;
+await store.close();
+
+// Baseline: the same aggregations written against the exporter-style MAP columns only.
+const instance = await DuckDBInstance.create(dbPath);
+const conn = await instance.connect();
+const a = (k) => `"SpanAttributes"['${k}']`;
+const where = `WHERE "Timestamp" >= make_timestamp(${filter.from * 1000}) AND "Timestamp" < make_timestamp(${filter.to * 1000}) AND ${a('gen_ai.operation.name')} = 'execute_tool'`;
+const baseHotspots = `SELECT "ServiceName", ${a('gen_ai.tool.name')} AS tool, ${a('loopguard.signature')} AS sig, count(*) AS calls,
+  max(CAST(${a('loopguard.streak')} AS INTEGER)) AS streak, count(*) FILTER (${a('loopguard.action')} = 'nudge') AS nudges,
+  count(*) FILTER (${a('loopguard.action')} = 'warn') AS warns, count(*) FILTER (${a('loopguard.action')} = 'block') AS blocks,
+  count(DISTINCT ${a('loopguard.scope')}) AS sessions, sum("Duration") FILTER (CAST(${a('loopguard.count')} AS INTEGER) > 1) AS rep,
+  min("Timestamp"), max("Timestamp"), count(*) OVER () AS total
+  FROM otel_traces ${where} GROUP BY 1, 2, 3 ORDER BY calls DESC LIMIT 50`;
+const baseSessions = `SELECT ${a('loopguard.scope')} AS scope, min("ServiceName"), count(*) AS calls, max(CAST(${a('loopguard.streak')} AS INTEGER)),
+  count(*) FILTER (${a('loopguard.action')} IN ('block', 'halt')) > 0 AS halted, min("Timestamp") AS start, max("Timestamp") AS "end", count(*) OVER () AS total
+  FROM otel_traces ${where} GROUP BY 1 ORDER BY "end" DESC LIMIT 50`;
+const baseSummary = `SELECT count(*), count(*) FILTER (${a('loopguard.action')} = 'nudge'), count(DISTINCT ${a('loopguard.scope')}) FROM otel_traces ${where}`;
+const base = {
+  hotspots: await median(() => conn.runAndReadAll(baseHotspots)),
+  sessions: await median(() => conn.runAndReadAll(baseSessions)),
+  summary: await median(() => conn.runAndReadAll(baseSummary)),
+};
+conn.closeSync();
+instance.closeSync();
+rmSync(dir, { recursive: true, force: true });
+
+const ms = (v) => (v === undefined ? '–' : `${v.toFixed(1)} ms`);
+console.log(`### Queries over ${fmt(spans)} stored spans (7-day range; median of 9)\n`);
+console.log(
+  `(generated and inserted in ${genSeconds.toFixed(1)} s = ${fmt(spans / genSeconds)} spans/s through Store.insert)\n`,
+);
+console.log(
+  table(
+    ['query', 'loopguard (typed columns)', 'baseline (GROUP BY on SpanAttributes MAP)'],
+    [
+      ['hotspots, top 50 by calls', ms(ours.hotspots), ms(base.hotspots)],
+      ['hotspots, service + action filter', ms(ours.hotspotsFiltered), '–'],
+      ['sessions, latest 50', ms(ours.sessions), ms(base.sessions)],
+      ['summary', ms(ours.summary), ms(base.summary)],
+      ['series, 1 h buckets', ms(ours.series), '–'],
+      ['one session timeline', ms(ours.session), '–'],
+    ],
+  ),
+);
