@@ -1,3 +1,13 @@
+export type { AiSdkGuardOptions } from './adapters/ai-sdk.js';
+export {
+  guardAiSdkTools,
+  guardedAiSdkExports,
+  loopHalted,
+  patchAiSdk,
+  ToolCallBlockedError,
+} from './adapters/ai-sdk.js';
+export type { LangChainGuardOptions, LangChainToolLike } from './adapters/langchain.js';
+export { guardLangChainTool, loopguardMiddleware, patchLangChain } from './adapters/langchain.js';
 export type {
   McpCallToolParamsLike,
   McpCallToolResultLike,
@@ -5,12 +15,20 @@ export type {
   McpInstrumentOptions,
 } from './adapters/mcp.js';
 export { instrumentMcpClient, mcpResultAdapter, patchMcpClientClass } from './adapters/mcp.js';
+export type { AgentsGuardOptions, AgentsToolCallDetails } from './adapters/openai-agents.js';
+export {
+  AGENTS_DEFAULT_TOOL_ERROR,
+  guardAgentsTool,
+  patchOpenAIAgents,
+} from './adapters/openai-agents.js';
 export type { GuardToolOptions } from './adapters/plain.js';
 export { guardTool } from './adapters/plain.js';
 export { defaultRedact } from './capture.js';
 export { defaultResultAdapter } from './default-adapter.js';
 export { LoopHaltError } from './errors.js';
 export { createGuard, getGuard, setGuard } from './guard.js';
+export type { LoopguardInstrumentationConfig } from './instrumentation.js';
+export { LoopguardInstrumentation } from './instrumentation.js';
 export { withScope } from './scope.js';
 export {
   ATTR_ERROR_TYPE,

@@ -7,7 +7,10 @@ import {
   InstrumentationNodeModuleDefinition,
   InstrumentationNodeModuleFile,
 } from '@opentelemetry/instrumentation';
+import { guardedAiSdkExports, patchAiSdk } from './adapters/ai-sdk.js';
+import { patchLangChain } from './adapters/langchain.js';
 import { patchMcpClientClass, unpatchMcpClientClass } from './adapters/mcp.js';
+import { patchOpenAIAgents } from './adapters/openai-agents.js';
 import type { Guard } from './types.js';
 import { VERSION } from './version.js';
 
@@ -22,7 +25,7 @@ interface ModulePatch {
   /** Package name, as required/imported. */
   module: string;
   versions: string[];
-  patch(exports: Record<string, unknown>, guard: Guard | undefined): boolean;
+  patch(exports: Record<string, unknown>, guard: Guard | undefined): Record<string, unknown>;
 }
 
 const MCP_VERSIONS = ['>=1.0.0 <2'];
@@ -31,8 +34,35 @@ const MCP_CLIENT_FILES = [
   '@modelcontextprotocol/sdk/dist/cjs/client/index.js',
 ];
 
-/** Framework main modules patched through the other adapters' `patch*` functions. */
-const FRAMEWORKS: ModulePatch[] = [];
+/**
+ * Framework main modules patched through the adapters' `patch*` functions. A patch returns the
+ * exports to use: the same object when patched in place (ESM namespaces via import-in-the-middle,
+ * plain CommonJS objects), or a guarded copy when CommonJS getters cannot be reassigned.
+ */
+const FRAMEWORKS: ModulePatch[] = [
+  {
+    module: 'ai',
+    versions: ['>=5.0.0 <7'],
+    patch: (exports, guard) =>
+      patchAiSdk(exports, { guard }) ? exports : guardedAiSdkExports(exports, { guard }),
+  },
+  {
+    module: '@openai/agents',
+    versions: ['>=0.1.0 <1'],
+    patch(exports, guard) {
+      patchOpenAIAgents(exports, { guard });
+      return exports;
+    },
+  },
+  {
+    module: 'langchain',
+    versions: ['>=1.0.0 <2'],
+    patch(exports, guard) {
+      patchLangChain(exports, { guard });
+      return exports;
+    },
+  },
+];
 
 /** Module files whose exports `register` should intercept (for the ESM loader hook). */
 export const INSTRUMENTED_MODULES: ReadonlyArray<string | RegExp> = [
@@ -74,7 +104,11 @@ export class LoopguardInstrumentation extends InstrumentationBase<LoopguardInstr
 
   protected init(): InstrumentationModuleDefinition[] {
     const patch = (exports: ClientModule) => {
-      if (exports?.Client) patchMcpClientClass(exports.Client, { guard: this.getConfig().guard });
+      try {
+        if (exports?.Client) patchMcpClientClass(exports.Client, { guard: this.getConfig().guard });
+      } catch (error) {
+        this._diag.warn('cannot patch the MCP Client; its tool calls run unguarded', error);
+      }
       return exports;
     };
     const unpatch = (exports?: ClientModule) => {
@@ -105,8 +139,15 @@ export class LoopguardInstrumentation extends InstrumentationBase<LoopguardInstr
           framework.module,
           framework.versions,
           (exports: Record<string, unknown>) => {
-            framework.patch(exports, this.getConfig().guard);
-            return exports;
+            try {
+              return framework.patch(exports, this.getConfig().guard);
+            } catch (error) {
+              this._diag.warn(
+                `cannot patch ${framework.module}; its tool calls run unguarded`,
+                error,
+              );
+              return exports;
+            }
           },
         ),
       );
