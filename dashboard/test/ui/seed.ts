@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Attributes, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { LoopAction } from '../../src/store/types.js';
 
 /** An attribute value that would run script if it were ever rendered as HTML. */
@@ -114,18 +114,22 @@ export const SESSIONS: SeedSession[] = [
   ),
 ];
 
-/** Exports the sessions as real OTLP/HTTP JSON through the OTel SDK; calls are 1 s apart. */
+/** Exports the sessions as real OTLP/HTTP JSON through the OTel SDK; calls are `stepMs` apart. */
 export async function seed(
   endpoint: string,
   sessions: SeedSession[],
   startMs: number,
+  stepMs = 1000,
 ): Promise<void> {
   const services = [...new Set(sessions.map((s) => s.service))];
   for (const service of services) {
     const provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': service }),
       spanProcessors: [
-        new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` })),
+        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }), {
+          maxQueueSize: 100_000,
+          maxExportBatchSize: 1000,
+        }),
       ],
     });
     const tracer = provider.getTracer('loopguard-ui-test');
@@ -178,11 +182,11 @@ export async function seed(
           span.setAttribute('error.type', outcome === 'blocked' ? 'loopguard.blocked' : 'Error');
           span.setStatus({ code: SpanStatusCode.ERROR, message: `${call.tool} ${outcome}` });
         }
-        span.end(new Date(t + 250));
-        t += 1000;
+        span.end(new Date(t + stepMs / 4));
+        t += stepMs;
       }
       root.end(new Date(t));
-      t += 5000;
+      t += 5 * stepMs;
     }
     await provider.forceFlush();
     await provider.shutdown();
@@ -201,5 +205,18 @@ export function expectedTotals(sessions: SeedSession[]) {
     warns: count('warn'),
     blocks: count('block'),
     halts: count('halt'),
+  };
+}
+
+/** A session of `calls` calls in pairs: each pair repeats one call, so it is calls/2 runs of 2. */
+export function pairsSession(scope: string, calls: number): SeedSession {
+  return {
+    service: 'demo-agent',
+    scope,
+    calls: Array.from({ length: calls }, (_, i) => ({
+      tool: 'check',
+      args: { step: String(Math.floor(i / 2)) },
+      action: 'allow' as const,
+    })),
   };
 }

@@ -12,7 +12,7 @@ import {
   screenshot,
   UI_DIR,
 } from './harness.js';
-import { expectedTotals, SESSIONS, seed, signatureOf, XSS_VALUE } from './seed.js';
+import { expectedTotals, pairsSession, SESSIONS, seed, signatureOf, XSS_VALUE } from './seed.js';
 
 type Dashboard = Awaited<ReturnType<typeof startDashboard>>;
 
@@ -197,9 +197,7 @@ describe('dashboard UI in Chromium', () => {
     const empty = page.getByRole('region', { name: 'No data' });
     await empty.waitFor();
     expect(await empty.textContent()).toContain('node --import @loopguard/otel/register app.mjs');
-    expect(await empty.textContent()).toContain(
-      'OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318',
-    );
+    expect(await empty.textContent()).toContain(`OTEL_EXPORTER_OTLP_ENDPOINT=${dash.url}`);
     await screenshot(page, 'empty-state');
     await page.getByRole('button', { name: '24h', exact: true }).click();
     await poll(() => page.getByTestId('summary-calls').textContent()).toBe(fmtInt(expected.calls));
@@ -228,6 +226,65 @@ describe('dashboard UI in Chromium', () => {
     expect(await sessions.textContent()).toBe(fmtInt(expected.sessions + 1));
     await page.getByRole('button', { name: 'Refresh now' }).click();
     await poll(() => sessions.textContent()).toBe(fmtInt(expected.sessions + 2));
+  });
+
+  it('pages a session with thousands of calls and renders only the rows in view', async () => {
+    await seed(dash.url, [pairsSession('run-huge', 2500)], Date.now() - 60 * 60_000, 200);
+    await open('#/sessions/run-huge');
+    const panel = page.getByRole('region', { name: 'Timeline' });
+    await poll(() => panel.locator('.panel-head').textContent()).toContain(
+      '1,000 runs of 2,000 calls',
+    );
+    expect(await page.getByTestId('session-calls').textContent()).toBe('2,500');
+    const runs = page.getByTestId('run');
+    const rendered = await runs.count();
+    expect(rendered).toBeGreaterThan(10);
+    expect(rendered).toBeLessThan(60);
+    expect(await runs.first().getByTestId('streak-count').textContent()).toBe('×2');
+    await page.locator('.virtual').evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    });
+    await poll(() => runs.last().locator('.run-index').textContent()).toBe('#1999–2000');
+    const pager = page.getByRole('navigation', { name: 'calls pages' });
+    expect(await pager.textContent()).toContain('1–2,000 of 2,500 calls');
+    await pager.getByRole('button', { name: 'Next ›' }).click();
+    await poll(() => runs.first().locator('.run-index').textContent()).toBe('#2001–2002');
+    expect(await panel.locator('.panel-head').textContent()).toContain('250 runs of 500 calls');
+    await screenshot(page, 'session-timeline-paged');
+  });
+
+  it('asks for the bearer token on 401 and keeps it in localStorage', async () => {
+    const guarded = await startDashboard({
+      port: 0,
+      db: join(dir, 'guarded.duckdb'),
+      uiDir: UI_DIR,
+      token: 'ui-test-token',
+    });
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const p = await ctx.newPage();
+      await p.goto(`${guarded.url}/#/overview`);
+      const alert = p.getByRole('alert').filter({ hasText: '401 Unauthorized' });
+      await alert.waitFor();
+      await screenshot(p, 'token-required');
+      await p.getByPlaceholder('paste token').fill('wrong-token');
+      await p.getByRole('button', { name: 'Save' }).click();
+      await poll(() => alert.textContent()).toContain('The stored token was rejected');
+      await p.getByPlaceholder('paste token').fill('ui-test-token');
+      await p.getByRole('button', { name: 'Save' }).click();
+      const empty = p.getByRole('region', { name: 'No data' });
+      await empty.waitFor();
+      expect(await empty.textContent()).toContain('No tool calls in this time range yet');
+      expect(await empty.textContent()).toContain('node --import @loopguard/otel/register app.mjs');
+      expect(await p.evaluate("localStorage.getItem('loopguard.token')")).toBe('ui-test-token');
+      await p.reload();
+      await empty.waitFor();
+      expect(await alert.count()).toBe(0);
+      await screenshot(p, 'empty-state-fresh');
+    } finally {
+      await ctx.close();
+      await guarded.close();
+    }
   });
 
   it('raised no page errors', () => {

@@ -1,4 +1,4 @@
-/** Shown when the range holds no tool calls: how to point an agent at this dashboard. */
+/** Shown when the range holds no tool calls: how to point an agent at this dashboard (its own origin). */
 export function EmptyState({ filtered }: { filtered: boolean }) {
   return (
     <section class="empty-state" aria-label="No data">
@@ -11,7 +11,7 @@ export function EmptyState({ filtered }: { filtered: boolean }) {
       </p>
       <pre>
         <code>
-          {'OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 \\\n'}
+          {`OTEL_EXPORTER_OTLP_ENDPOINT=${location.origin} \\\n`}
           {'  node --import @loopguard/otel/register app.mjs'}
         </code>
       </pre>

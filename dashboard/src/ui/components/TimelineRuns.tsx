@@ -103,6 +103,7 @@ export function TimelineRuns(props: {
         <span>bar length = calls in a row with identical arguments</span>
       </div>
       <VirtualList
+        key={props.first}
         count={props.runs.length}
         rowHeight={ROW_HEIGHT}
         height={560}

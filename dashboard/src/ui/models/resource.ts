@@ -2,11 +2,14 @@ import { effect, type ReadonlySignal, signal } from '@preact/signals';
 import { ApiError, getJson, token } from './api.js';
 import { lastUpdated, tick } from './live.js';
 
-/** What a resource holds: data survives refetches so live refresh never blanks the page. */
+/**
+ * What a resource holds: data survives refetches so live refresh never blanks the page;
+ * `url` names the request the data came from.
+ */
 export type ResourceState<T> =
-  | { status: 'loading'; data?: T }
-  | { status: 'ok'; data: T }
-  | { status: 'error'; error: ApiError; data?: T };
+  | { status: 'loading'; data?: T; url?: string }
+  | { status: 'ok'; data: T; url: string }
+  | { status: 'error'; error: ApiError; data?: T; url?: string };
 
 /** A JSON endpoint bound to signals: refetches when its URL changes, and on every live tick. */
 export interface Resource<T> {
@@ -45,13 +48,14 @@ export function createResource<T>(
     getJson<T>(target, ctl.signal).then(
       (data) => {
         if (ctl.signal.aborted) return;
-        state.value = { status: 'ok', data };
+        state.value = { status: 'ok', data, url: target };
         lastUpdated.value = Date.now();
       },
       (err: unknown) => {
         if (ctl.signal.aborted) return;
         const error = err instanceof ApiError ? err : new ApiError(0, String(err));
-        state.value = { status: 'error', error, data: state.peek().data };
+        const { data, url } = state.peek();
+        state.value = { status: 'error', error, data, url };
       },
     );
   };
@@ -69,8 +73,8 @@ export function createResource<T>(
     if (target !== lastUrl) {
       lastUrl = target;
       controller?.abort();
-      const previous = state.peek();
-      state.value = { status: 'loading', data: previous.data };
+      const { data, url } = state.peek();
+      state.value = { status: 'loading', data, url };
       timer = setTimeout(() => run(target), debounceMs);
     } else {
       run(target);

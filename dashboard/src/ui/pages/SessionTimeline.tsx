@@ -22,6 +22,13 @@ const offset = signal(0);
 const selected = signal<number | null>(null);
 let shownScope: string | undefined;
 
+function sessionUrl(): string | null {
+  const s = scope();
+  return s === undefined
+    ? null
+    : apiUrl(`sessions/${encodeURIComponent(s)}`, { limit: CALLS_PER_PAGE, offset: offset.value });
+}
+
 effect(() => {
   offset.value;
   selected.value = null;
@@ -35,17 +42,10 @@ export function SessionTimeline() {
     offset.value = 0;
     selected.value = null;
   }
-  const detail = useResource<SessionDetail>(() => {
-    const s = scope();
-    return s === undefined
-      ? null
-      : apiUrl(`sessions/${encodeURIComponent(s)}`, {
-          limit: CALLS_PER_PAGE,
-          offset: offset.value,
-        });
-  });
+  const detail = useResource<SessionDetail>(sessionUrl);
   const state = detail.state.value;
-  const fresh = state.data && state.data.session.scope === current ? state.data : undefined;
+  // Only the page asked for: an older page or session would pair its calls with the wrong offset.
+  const fresh = state.url === sessionUrl() ? state.data : undefined;
   const first = offset.value;
   const runs = useMemo(() => (fresh ? groupRuns(fresh.calls, first) : []), [fresh, first]);
   const calls = fresh?.calls ?? [];
@@ -58,7 +58,7 @@ export function SessionTimeline() {
         <a href={hrefOf({ page: 'sessions' })}>← Sessions</a>
       </p>
       {state.status === 'error' && <ErrorNotice error={state.error} />}
-      {!fresh && state.status === 'loading' && <p class="muted">Loading…</p>}
+      {!fresh && state.status !== 'error' && <p class="muted">Loading…</p>}
       {fresh && (
         <>
           <SessionHeader session={fresh.session} />
