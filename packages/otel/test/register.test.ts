@@ -168,4 +168,41 @@ describe('node --import @loopguard/otel/register', () => {
     expect(run.lines[7]).toMatchObject({ i: 8, error: 'LoopHaltError' });
     expect((sink as OtlpSink).requests()).toHaveLength(0);
   });
+
+  for (const app of ['ai-loop.mjs', 'ai-loop.cjs']) {
+    it(`guards the AI SDK tools of an unmodified app (${app}) with a scripted model`, async () => {
+      const run = await runFixture(app, 'ai-app');
+      expect(run.code, run.stderr).toBe(0);
+      const outputs = run.lines.filter((line) => line.call);
+      expect(outputs.map((line) => line.call)).toEqual([
+        'call-1',
+        'call-2',
+        'call-3',
+        'call-4',
+        'call-5',
+      ]);
+      const text = (i: number) => String((outputs[i]?.output as { value?: unknown })?.value);
+      expect(text(0)).toBe('order 7: pending (lookup 1)');
+      expect(text(2)).toMatch(/^order 7: pending \(lookup 3\)\n\n\[loopguard\] Reminder/);
+      expect(text(3)).toBe('order 7: pending (lookup 4)');
+      expect(run.lines.at(-1)).toEqual({ text: 'done' });
+      const spans = (sink as OtlpSink)
+        .spans()
+        .filter((s) => s.name === 'execute_tool lookup_order');
+      expect(spans.map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual([
+        'call-1',
+        'call-2',
+        'call-3',
+        'call-4',
+        'call-5',
+      ]);
+      expect(spans.map((s) => s.attributes['loopguard.action'])).toEqual([
+        'allow',
+        'allow',
+        'nudge',
+        'allow',
+        'warn',
+      ]);
+    });
+  }
 });
