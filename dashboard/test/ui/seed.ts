@@ -8,6 +8,9 @@ import type { LoopAction } from '../../src/store/types.js';
 /** An attribute value that would run script if it were ever rendered as HTML. */
 export const XSS_VALUE = '<img src=x onerror="window.__xss=1">';
 
+/** A scope with characters that need escaping in hash routes and API paths. */
+export const XSS_SCOPE = 'team/run-xss #1 <b>?</b>';
+
 /** One tool call of a seeded session. */
 export interface SeedCall {
   tool: string;
@@ -83,7 +86,7 @@ export const SESSIONS: SeedSession[] = [
   },
   {
     service: 'demo-agent',
-    scope: 'run-xss',
+    scope: XSS_SCOPE,
     calls: repeat('web_fetch', { url: 'https://example.test/a' }, [
       { extra: { 'gen_ai.tool.call.arguments': XSS_VALUE } },
       {},

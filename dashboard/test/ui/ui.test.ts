@@ -12,7 +12,15 @@ import {
   screenshot,
   UI_DIR,
 } from './harness.js';
-import { expectedTotals, pairsSession, SESSIONS, seed, signatureOf, XSS_VALUE } from './seed.js';
+import {
+  expectedTotals,
+  pairsSession,
+  SESSIONS,
+  seed,
+  signatureOf,
+  XSS_SCOPE,
+  XSS_VALUE,
+} from './seed.js';
 
 type Dashboard = Awaited<ReturnType<typeof startDashboard>>;
 
@@ -153,7 +161,10 @@ describe('dashboard UI in Chromium', () => {
   });
 
   it('renders an attribute value holding HTML as text, never as markup', async () => {
-    await open('#/sessions/run-xss');
+    await open('#/sessions');
+    await page.getByRole('link', { name: XSS_SCOPE }).click();
+    await poll(() => page.getByTestId('session-scope').textContent()).toBe(XSS_SCOPE);
+    expect(await page.getByTestId('session-scope').locator('b').count()).toBe(0);
     await page.getByTestId('streak-bar').first().click();
     const details = page.getByTestId('span-details');
     await details.waitFor();

@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { token, unauthorized } from '../models/api.js';
-import { hrefOf, type Route, route } from '../models/route.js';
+import { route } from '../models/route.js';
+import { hrefOf, type Route } from '../routes.js';
 import { LiveToggle } from './LiveToggle.js';
 import { RangePicker } from './RangePicker.js';
 import { TokenPanel } from './TokenPanel.js';

@@ -6,9 +6,10 @@ import { Pager } from '../components/Pager.js';
 import { fmtAgo, fmtInt, fmtSeconds, fmtTime } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
-import { hrefOf, navigate } from '../models/route.js';
+import { navigate } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
 import { useResource } from '../models/use-resource.js';
+import { hrefOf } from '../routes.js';
 
 type Key = keyof Hotspot;
 

@@ -6,8 +6,8 @@ import { SummaryCards } from '../components/SummaryCards.js';
 import { fmtInt, plural } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { filterParams, hasFilters } from '../models/filters.js';
-import { hrefOf } from '../models/route.js';
 import { useResource } from '../models/use-resource.js';
+import { hrefOf } from '../routes.js';
 
 /** Totals, the decisions chart and the top hotspots of the range. */
 export function Overview() {

@@ -8,8 +8,9 @@ import { SpanDetails } from '../components/SpanDetails.js';
 import { TimelineRuns } from '../components/TimelineRuns.js';
 import { plural } from '../format.js';
 import { apiUrl } from '../models/api.js';
-import { hrefOf, route } from '../models/route.js';
+import { route } from '../models/route.js';
 import { useResource } from '../models/use-resource.js';
+import { hrefOf } from '../routes.js';
 import { groupRuns } from '../timeline-runs.js';
 
 /** Calls fetched per page of a session's timeline (the server allows up to 5000). */

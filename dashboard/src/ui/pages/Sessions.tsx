@@ -8,9 +8,10 @@ import { Pager } from '../components/Pager.js';
 import { fmtInt, fmtMs, fmtTime } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
-import { hrefOf, navigate, route } from '../models/route.js';
+import { navigate, route } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
 import { useResource } from '../models/use-resource.js';
+import { hrefOf } from '../routes.js';
 
 type Key = keyof SessionRow | 'duration';
 
