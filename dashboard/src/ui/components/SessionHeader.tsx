@@ -22,6 +22,7 @@ export function SessionHeader({ session }: { session: SessionRow }) {
           {session.nudges > 0 && (
             <ActionBadge action="nudge" label={plural(session.nudges, 'nudge')} />
           )}
+          {session.worstAction === 'allow' && <ActionBadge action="allow" label="clean" />}
         </span>
         <span>
           service <strong>{session.service}</strong>
