@@ -5,7 +5,23 @@ import { parseDuration } from './api-params.js';
 import { type AppOptions, createApp } from './app.js';
 
 export type { DuckDbStoreOptions } from '../store/duckdb.js';
-export type * from '../store/types.js';
+export type {
+  CounterSnapshot,
+  Hotspot,
+  LoopAction,
+  Page,
+  PageRequest,
+  QueryFilter,
+  Series,
+  SeriesPoint,
+  SessionDetail,
+  SessionRow,
+  SpanRecord,
+  Store,
+  Summary,
+  TimelineCall,
+  TraceSpan,
+} from '../store/types.js';
 export type { AppOptions } from './app.js';
 export { createApp, DEFAULT_DB_PATH, openDuckDbStore };
 

@@ -3,13 +3,19 @@ import type { SpanRecord } from './types.js';
 
 const MAX_NS = 253402300799999999999n; // 9999-12-31T23:59:59.999999999Z
 
+let cachedSecond = -1n;
+let cachedPrefix = '';
+
 /** Formats epoch nanoseconds as a DuckDB TIMESTAMP_NS literal (UTC). */
 export function nsToTimestamp(ns: bigint): string {
   const clamped = ns < 0n ? 0n : ns > MAX_NS ? MAX_NS : ns;
-  const ms = clamped / 1_000_000n;
-  const iso = new Date(Number(ms)).toISOString();
-  const frac = (clamped % 1_000_000_000n).toString().padStart(9, '0');
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${frac}`;
+  const second = clamped / 1_000_000_000n;
+  if (second !== cachedSecond) {
+    const iso = new Date(Number(second) * 1000).toISOString();
+    cachedPrefix = `${iso.slice(0, 10)} ${iso.slice(11, 19)}.`;
+    cachedSecond = second;
+  }
+  return cachedPrefix + (clamped % 1_000_000_000n).toString().padStart(9, '0');
 }
 
 /** Epoch milliseconds of a span start, clamped to the Date range. */

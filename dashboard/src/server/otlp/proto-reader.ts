@@ -35,6 +35,19 @@ export class ProtoReader {
   /** A varint as a signed 64-bit integer: a number when safe, else a bigint. */
   int64(end: number): number | bigint {
     const buf = this.buf;
+    const start = this.pos;
+    // fast path: non-negative values below 2^49 (up to 7 bytes)
+    let small = 0;
+    let mul = 1;
+    for (let i = 0; i < 7 && start + i < end; i++) {
+      const b = buf[start + i]!;
+      small += (b & 0x7f) * mul;
+      if (b < 0x80) {
+        this.pos = start + i + 1;
+        return small;
+      }
+      mul *= 128;
+    }
     let value = 0n;
     let shift = 0n;
     for (let i = 0; i < 10; i++) {
@@ -85,9 +98,20 @@ export class ProtoReader {
 
   string(end: number): string {
     const stop = this.lenEnd(end);
-    const s = this.buf.toString('utf8', this.pos, stop);
+    const buf = this.buf;
+    const start = this.pos;
     this.pos = stop;
-    return s;
+    if (stop - start <= 48) {
+      // short ASCII strings are decoded here: cheaper than a call into the native decoder
+      let s = '';
+      for (let i = start; i < stop; i++) {
+        const b = buf[i]!;
+        if (b >= 0x80) return buf.toString('utf8', start, stop);
+        s += String.fromCharCode(b);
+      }
+      return s;
+    }
+    return buf.toString('utf8', start, stop);
   }
 
   /** Bytes as lowercase hex (for ids). */
