@@ -125,6 +125,7 @@ describe('dashboard UI in Chromium', () => {
       'warned',
       'nudged',
     ]);
+    await screenshot(page, 'sessions-by-signature');
   });
 
   it('session timeline draws the streak as one bar with its count and markers', async () => {
