@@ -79,10 +79,14 @@ const RANK: Record<Action, number> = { allow: 0, nudge: 1, warn: 2, block: 3, ha
 function begin(state: TraceState, info: ToolCallInfo): Call {
   const parent = context.active();
   const { scope, source } = resolveScope(info.scope, parent);
+  const haltBefore = state.engine.haltDecision(scope);
+  const before = state.engine.beforeCall({ scope, tool: info.tool, args: info.args });
   const attributes: Attributes = {
     [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL,
     [ATTR_GEN_AI_TOOL_NAME]: info.tool,
     [ATTR_LOOPGUARD_SCOPE]: scope,
+    [ATTR_LOOPGUARD_SIGNATURE]: before.signature,
+    [ATTR_LOOPGUARD_ARGS_HASH]: before.argsHash,
   };
   if (info.callId) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
   if (info.toolType) attributes[ATTR_GEN_AI_TOOL_TYPE] = info.toolType;
@@ -98,15 +102,8 @@ function begin(state: TraceState, info: ToolCallInfo): Call {
     { kind: SpanKind.INTERNAL, attributes },
     parent,
   );
-  try {
-    const started = performance.now();
-    const haltBefore = state.engine.haltDecision(scope);
-    const before = state.engine.beforeCall({ scope, tool: info.tool, args: info.args });
-    return { info, scope, span, ctx: trace.setSpan(parent, span), started, haltBefore, before };
-  } catch (error) {
-    span.end();
-    throw error;
-  }
+  const started = performance.now();
+  return { info, scope, span, ctx: trace.setSpan(parent, span), started, haltBefore, before };
 }
 
 function addFindings(span: Span, findings: readonly Finding[]): void {
@@ -169,8 +166,6 @@ function finish<T>(
       axis = f.axis;
     }
   }
-  span.setAttribute(ATTR_LOOPGUARD_SIGNATURE, decision.signature);
-  span.setAttribute(ATTR_LOOPGUARD_ARGS_HASH, decision.argsHash);
   span.setAttribute(ATTR_LOOPGUARD_STREAK, decision.streak);
   span.setAttribute(ATTR_LOOPGUARD_COUNT, decision.count);
   span.setAttribute(ATTR_LOOPGUARD_ACTION, action);
@@ -182,7 +177,9 @@ function finish<T>(
   let result = value;
   let replaced = false;
   let halt: LoopHaltError | undefined;
-  const haltAfter = call.haltBefore ? undefined : state.engine.haltDecision(call.scope);
+  // The engine records a halt only from a block or halt finding, so look it up only then.
+  const haltAfter =
+    call.haltBefore || RANK[action] < RANK.block ? undefined : state.engine.haltDecision(call.scope);
   if (haltAfter) {
     if (state.onHalt === 'throw') {
       halt = new LoopHaltError(
