@@ -49,6 +49,12 @@ async function main(argv: string[]): Promise<number> {
     `${summary.sessionCount} sessions exported to ${summary.tracesUrl}: ` +
       `allow=${a.allow} nudge=${a.nudge} warn=${a.warn} block=${a.block} halt=${a.halt}\n`,
   );
+  if (summary.exportError) {
+    process.stderr.write(
+      `looping-agent: export to ${summary.tracesUrl} failed: ${summary.exportError}\n`,
+    );
+    return 1;
+  }
   return 0;
 }
 

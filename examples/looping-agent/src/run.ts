@@ -46,6 +46,8 @@ export interface Summary {
   sessions: SessionSummary[];
   /** `loopguard.action` of every exported tool span. */
   actions: ActionCounts;
+  /** Set when the final flush to the OTLP endpoint failed (spans of the run may be lost). */
+  exportError?: string;
 }
 
 const AGENT_NAME = 'looping-agent';
@@ -139,6 +141,22 @@ async function runSession(
   );
 }
 
+/** Flushes and shuts the provider down; returns the export failure, if any, instead of throwing. */
+async function flushAndStop(provider: {
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}): Promise<string | undefined> {
+  let failure: string | undefined;
+  for (const step of [() => provider.forceFlush(), () => provider.shutdown()]) {
+    try {
+      await step();
+    } catch (error) {
+      failure ??= error instanceof Error ? error.message : String(error);
+    }
+  }
+  return failure;
+}
+
 /**
  * Runs the example agent: sessions of a scripted model looping the way real agents do, with
  * AI SDK tools guarded by loopguard, exported as OTLP/HTTP traces. Hard stop is on in every
@@ -160,6 +178,7 @@ export async function runLoopingAgent(options: LoopingAgentOptions = {}): Promis
   const interval = options.intervalMs ?? (options.loop ? 1000 : 0);
   const sessions: SessionSummary[] = [];
   let count = 0;
+  let exportError: string | undefined;
   try {
     while (count < total && !options.signal?.aborted) {
       const session = await runSession(count, runId, guards, provider);
@@ -170,8 +189,14 @@ export async function runLoopingAgent(options: LoopingAgentOptions = {}): Promis
       if (count < total) await sleep(interval, options.signal);
     }
   } finally {
-    await provider.forceFlush();
-    await provider.shutdown();
+    exportError = await flushAndStop(provider);
   }
-  return { tracesUrl: url, sessionCount: count, sessions, actions: { ...counts } };
+  const summary: Summary = {
+    tracesUrl: url,
+    sessionCount: count,
+    sessions,
+    actions: { ...counts },
+  };
+  if (exportError) summary.exportError = exportError;
+  return summary;
 }

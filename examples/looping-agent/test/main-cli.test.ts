@@ -49,12 +49,14 @@ function runMain(
   args: string[],
   endpoint: string,
   onStdout?: (text: string, stop: () => void) => void,
+  env: Record<string, string> = {},
 ) {
   const child = spawn(process.execPath, [main, ...args], {
     env: {
       ...process.env,
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -120,6 +122,18 @@ describe('node examples/looping-agent/dist/main.js', () => {
     );
     for (const id of reported) expect(exported.has(id)).toBe(true);
     expect(exit.stdout).toMatch(/sessions exported to .*block=[1-9]\d* halt=[1-9]/);
+  });
+
+  it('reports an unreachable endpoint on stderr with exit code 1, after the summary', async () => {
+    const probe = await startOtlpReceiver();
+    const deadEndpoint = probe.endpoint;
+    await probe.close();
+    const exit = await runMain(['--sessions', '1'], deadEndpoint, undefined, {
+      OTEL_EXPORTER_OTLP_TIMEOUT: '1000',
+    });
+    expect(exit.code).toBe(1);
+    expect(exit.stdout).toContain(`1 sessions exported to ${deadEndpoint}/v1/traces`);
+    expect(exit.stderr).toContain(`looping-agent: export to ${deadEndpoint}/v1/traces failed:`);
   });
 
   it('rejects a bad option with a clear message and exit code 1', async () => {
