@@ -257,7 +257,7 @@ describe('dashboard UI in Chromium', () => {
       el.scrollTop = el.scrollHeight;
     });
     await poll(() => runs.last().locator('.run-index').textContent()).toBe('#1999–2000');
-    const pager = page.getByRole('navigation', { name: 'calls pages' });
+    const pager = page.getByRole('navigation', { name: 'call pages' });
     expect(await pager.textContent()).toContain('1–2,000 of 2,500 calls');
     await pager.getByRole('button', { name: 'Next ›' }).click();
     await poll(() => runs.first().locator('.run-index').textContent()).toBe('#2001–2002');

@@ -1,7 +1,7 @@
 import type { Signal } from '@preact/signals';
-import { fmtInt } from '../format.js';
+import { fmtInt, plural } from '../format.js';
 
-/** Previous/next paging of a server-side paged list. */
+/** Previous/next paging of a server-side paged list; `noun` is singular ("session"). */
 export function Pager(props: {
   offset: Signal<number>;
   limit: number;
@@ -15,8 +15,8 @@ export function Pager(props: {
     <nav class="pager" aria-label={`${noun} pages`}>
       <span class="muted">
         {total === 0
-          ? `0 ${noun}`
-          : `${fmtInt(start + 1)}–${fmtInt(end)} of ${fmtInt(total)} ${noun}`}
+          ? plural(0, noun)
+          : `${fmtInt(start + 1)}–${fmtInt(end)} of ${plural(total, noun)}`}
       </span>
       <button
         type="button"

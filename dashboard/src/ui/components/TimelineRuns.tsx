@@ -110,7 +110,15 @@ export function TimelineRuns(props: {
         label="Calls in order, grouped into runs"
         renderRow={(i) => {
           const run = props.runs[i];
-          return run ? <RunRow {...props} run={run} /> : null;
+          return run ? (
+            <RunRow
+              run={run}
+              first={props.first}
+              total={props.total}
+              selected={props.selected}
+              onSelect={props.onSelect}
+            />
+          ) : null;
         }}
       />
     </div>

@@ -80,7 +80,7 @@ export function Hotspots() {
             busy={s.status === 'loading'}
             onRowClick={(h) => navigate({ page: 'sessions', signature: h.signature })}
           />
-          <Pager offset={table.offset} limit={PAGE_SIZE} total={s.data.total} noun="signatures" />
+          <Pager offset={table.offset} limit={PAGE_SIZE} total={s.data.total} noun="signature" />
         </>
       )}
     </div>

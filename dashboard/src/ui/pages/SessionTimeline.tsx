@@ -21,7 +21,6 @@ const scope = () => (route.value.page === 'session' ? route.value.scope : undefi
 const offset = signal(0);
 /** Index of the picked call within the page, or null. */
 const selected = signal<number | null>(null);
-let shownScope: string | undefined;
 
 function sessionUrl(): string | null {
   const s = scope();
@@ -31,18 +30,18 @@ function sessionUrl(): string | null {
 }
 
 effect(() => {
+  scope();
+  offset.value = 0;
+  selected.value = null;
+});
+
+effect(() => {
   offset.value;
   selected.value = null;
 });
 
 /** One session: its calls in order, runs of identical calls as bars, details of a picked call. */
 export function SessionTimeline() {
-  const current = scope();
-  if (current !== shownScope) {
-    shownScope = current;
-    offset.value = 0;
-    selected.value = null;
-  }
   const detail = useResource<SessionDetail>(sessionUrl);
   const state = detail.state.value;
   // Only the page asked for: an older page or session would pair its calls with the wrong offset.
@@ -86,7 +85,7 @@ export function SessionTimeline() {
                   offset={offset}
                   limit={CALLS_PER_PAGE}
                   total={fresh.session.calls}
-                  noun="calls"
+                  noun="call"
                 />
               )}
             </section>

@@ -106,7 +106,7 @@ export function Sessions() {
             busy={s.status === 'loading'}
             onRowClick={(r) => navigate({ page: 'session', scope: r.scope })}
           />
-          <Pager offset={table.offset} limit={PAGE_SIZE} total={s.data.total} noun="sessions" />
+          <Pager offset={table.offset} limit={PAGE_SIZE} total={s.data.total} noun="session" />
         </>
       )}
     </div>
