@@ -148,6 +148,11 @@ describe('ClickHouse store on chDB', () => {
       { from: T0, to: T0 + 60 * MIN, tool: 'grep' },
       { from: T0, to: T0 + 60 * MIN, action: 'nudge' },
       { from: T0, to: T0 + 60 * MIN, action: 'block', service: 'agent-a' },
+      // partial minutes at either end come from otel_traces, whole ones from the rollups
+      { from: T0 + 1234, to: T0 + 47 * MIN + 999 },
+      { from: T0 + 5 * MIN + 30_000, to: T0 + 9 * MIN + 10, service: 'agent-a', tool: 'read' },
+      { from: T0 + 61_000, to: T0 + 20 * MIN - 1, action: 'nudge' },
+      { from: T0 + 2 * MIN + 5, to: T0 + 2 * MIN + 50_000 },
     ];
     const pages: PageRequest[] = [
       {},

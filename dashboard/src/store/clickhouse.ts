@@ -32,6 +32,12 @@ export interface ClickHouseStoreOptions {
 
 const ROLLUP_TABLES = ['loopguard_hotspots_1m', 'loopguard_sessions_1m'];
 
+interface PendingInsert {
+  rows: Record<string, unknown>[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * A Store over ClickHouse: spans live in the Collector exporter's `otel_traces` table (written by
  * Collectors or by `insert`), counters and per-minute rollups are filled by materialized views.
@@ -60,6 +66,28 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
     if (closed) throw new Error('store is closed');
   };
 
+  // Concurrent inserts are grouped into one INSERT (ClickHouse prefers few large inserts); a
+  // failed group is retried batch by batch so one bad batch does not fail its neighbours.
+  const queue: PendingInsert[] = [];
+  let draining: Promise<void> | undefined;
+  async function drain(): Promise<void> {
+    while (queue.length) {
+      const group = queue.splice(0, queue.length);
+      try {
+        await exec.insert(
+          'otel_traces',
+          group.flatMap((p) => p.rows),
+        );
+        for (const p of group) p.resolve();
+      } catch (error) {
+        if (group.length === 1) group[0]?.reject(error);
+        else
+          for (const p of group) await exec.insert('otel_traces', p.rows).then(p.resolve, p.reject);
+      }
+    }
+    draining = undefined;
+  }
+
   /** Re-fills the rollups of one minute from the spans left in it. */
   async function refillMinute(minuteS: number): Promise<void> {
     for (const view of rollupViews()) {
@@ -73,9 +101,12 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   }
 
   return {
-    async insert(spans: SpanRecord[]) {
-      open();
-      await exec.insert('otel_traces', spans.map(spanToRow));
+    insert(spans: SpanRecord[]) {
+      if (closed) return Promise.reject(new Error('store is closed'));
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ rows: spans.map(spanToRow), resolve, reject });
+        draining ??= drain();
+      });
     },
     async recordRejected(reason, count) {
       open();
@@ -118,7 +149,10 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
       return n;
     },
     close() {
-      closed ??= exec.close();
+      closed ??= (async () => {
+        while (draining) await draining;
+        await exec.close();
+      })();
       return closed;
     },
   };

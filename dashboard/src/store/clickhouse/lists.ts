@@ -2,15 +2,23 @@ import { HOTSPOT_SORTS, normalizePage, SESSION_SORTS } from '../paging.js';
 import { ACTIONS } from '../span-fields.js';
 import type { Hotspot, Page, PageRequest, QueryFilter, SessionRow } from '../types.js';
 import type { SqlParams } from './executor.js';
+import { rollupViews } from './schema.js';
 import {
-  minuteAligned,
   num,
   rawConditions,
-  rollupConditions,
+  rollupRows,
   SEARCH_SQL,
   type Source,
   where,
+  wholeMinutes,
 } from './sql.js';
+
+const VIEWS = new Map(rollupViews().map((v) => [v.target, v]));
+const view = (target: string) => {
+  const v = VIEWS.get(target);
+  if (!v) throw new Error(`rollups.sql has no view into ${target}`);
+  return v;
+};
 
 const ORDER_TAIL = 'calls DESC, signature, service';
 
@@ -40,11 +48,16 @@ export function hotspotsSql(
   filter: QueryFilter,
   params: SqlParams,
 ): { from: string; columns: string; rollup: boolean } {
-  if (src.rollups && minuteAligned(filter) && !filter.search) {
-    const conds = rollupConditions(filter, params, ['tool', 'action', 'signature']);
+  const span = src.rollups && !filter.search ? wholeMinutes(filter) : undefined;
+  if (span) {
+    const rows = rollupRows(src, view('loopguard_hotspots_1m'), filter, span, params, [
+      'tool',
+      'action',
+      'signature',
+    ]);
     return {
       rollup: true,
-      from: `loopguard_hotspots_1m ${where([...conds, "Signature != ''"])}`,
+      from: `${rows} WHERE Signature != ''`,
       columns: `ServiceName AS service, ToolName AS tool, Signature AS signature, sum(Calls) AS calls,
         max(LongestStreak) AS longestStreak, sumIf(Calls, LoopAction = 'nudge') AS nudges,
         sumIf(Calls, LoopAction = 'warn') AS warns, sumIf(Calls, LoopAction = 'block') AS blocks,
@@ -66,7 +79,7 @@ export function hotspotsSql(
   };
 }
 
-/** Repeated signatures, aggregated; rollup-backed for minute-aligned ranges without search. */
+/** Repeated signatures, aggregated; whole minutes come from the rollup unless a search is set. */
 export async function queryHotspots(
   src: Source,
   filter: QueryFilter,
@@ -132,8 +145,10 @@ export function sessionsSql(
   params: SqlParams,
 ): { body: string; columns: string; rollup: boolean } {
   const having: string[] = [];
-  if (src.rollups && minuteAligned(filter) && !filter.search && !filter.signature) {
-    const conds = rollupConditions(filter, params, ['tool']);
+  const span =
+    src.rollups && !filter.search && !filter.signature ? wholeMinutes(filter) : undefined;
+  if (span) {
+    const rows = rollupRows(src, view('loopguard_sessions_1m'), filter, span, params, ['tool']);
     if (filter.action) {
       const col = { nudge: 'Nudges', warn: 'Warns', block: 'Blocks', halt: 'Halts' } as const;
       having.push(
@@ -145,7 +160,7 @@ export function sessionsSql(
     return {
       rollup: true,
       columns: ROLLUP_SESSION_COLUMNS,
-      body: `loopguard_sessions_1m ${where([...conds, "LoopScope != ''"])} GROUP BY LoopScope
+      body: `${rows} WHERE LoopScope != '' GROUP BY LoopScope
         ${having.length ? `HAVING ${having.join(' AND ')}` : ''}`,
     };
   }

@@ -72,37 +72,60 @@ export function where(parts: readonly string[]): string {
   return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
 }
 
-/** True when [from, to) is whole minutes, so per-minute rollups answer it exactly. */
-export function minuteAligned(filter: QueryFilter): boolean {
-  return filter.from % 60_000 === 0 && filter.to % 60_000 === 0 && filter.to > filter.from;
+/** The whole minutes [fromCeil, toFloor) inside a range, when there is at least one. */
+export function wholeMinutes(
+  filter: QueryFilter,
+): { fromCeil: number; toFloor: number } | undefined {
+  const fromCeil = Math.ceil(filter.from / 60_000) * 60_000;
+  const toFloor = Math.floor(filter.to / 60_000) * 60_000;
+  return fromCeil < toFloor ? { fromCeil, toFloor } : undefined;
 }
 
-/** Rollup conditions on Minute and the key columns; binds values into `params`. */
-export function rollupConditions(
+type RollupKey = 'tool' | 'action' | 'signature';
+
+/**
+ * Rows shaped like a rollup table for a filter: the table's rows of the whole minutes, plus the
+ * same aggregation (the view's own SELECT) over the partial minutes at both ends of the range,
+ * read from otel_traces. Aggregating these again answers the range exactly.
+ */
+export function rollupRows(
+  src: Source,
+  view: { target: string; select: string },
   filter: QueryFilter,
+  span: { fromCeil: number; toFloor: number },
   params: SqlParams,
-  keys: readonly ('tool' | 'action' | 'signature')[],
-): string[] {
-  const parts = ['Minute >= toDateTime({fromS:Int64})', 'Minute < toDateTime({toS:Int64})'];
-  params.fromS = filter.from / 1000;
-  params.toS = filter.to / 1000;
-  if (filter.service) {
-    parts.push('ServiceName = {service:String}');
-    params.service = filter.service;
+  keys: readonly RollupKey[],
+): string {
+  const conds = [
+    'Minute >= toDateTime({fromCeilS:Int64})',
+    'Minute < toDateTime({toFloorS:Int64})',
+  ];
+  params.fromCeilS = span.fromCeil / 1000;
+  params.toFloorS = span.toFloor / 1000;
+  params.fromCeil = span.fromCeil;
+  params.toFloor = span.toFloor;
+  const edge = rawConditions({ service: filter.service }, params, { calls: false });
+  if (filter.service) conds.push('ServiceName = {service:String}');
+  const keyed: [RollupKey, string, string][] = [
+    ['tool', 'ToolName', '{tool:String}'],
+    ['action', 'LoopAction', '{action:String}'],
+    ['signature', 'Signature', '{signature:String}'],
+  ];
+  for (const [key, column, param] of keyed) {
+    const value = filter[key];
+    if (!value || !keys.includes(key)) continue;
+    conds.push(`${column} = ${param}`);
+    edge.push(`${column} = ${param}`);
+    params[key] = value;
   }
-  if (filter.tool && keys.includes('tool')) {
-    parts.push('ToolName = {tool:String}');
-    params.tool = filter.tool;
-  }
-  if (filter.action && keys.includes('action')) {
-    parts.push('LoopAction = {action:String}');
-    params.action = filter.action;
-  }
-  if (filter.signature && keys.includes('signature')) {
-    parts.push('Signature = {signature:String}');
-    params.signature = filter.signature;
-  }
-  return parts;
+  params.from = Math.trunc(filter.from);
+  params.to = Math.trunc(filter.to);
+  edge.push(`((Timestamp >= fromUnixTimestamp64Milli({from:Int64}) AND Timestamp < fromUnixTimestamp64Milli({fromCeil:Int64}))
+    OR (Timestamp >= fromUnixTimestamp64Milli({toFloor:Int64}) AND Timestamp < fromUnixTimestamp64Milli({to:Int64})))`);
+  const derived = `${src.derived.slice(1, -1)} ${where(edge)}`;
+  return `(SELECT * FROM ${view.target} ${where(conds)}
+    UNION ALL
+    SELECT * FROM (${view.select.replaceAll('{{derive}}', derived)}))`;
 }
 
 /** Events of a row (parallel arrays) as API events with ms times. */
