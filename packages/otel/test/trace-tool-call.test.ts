@@ -197,4 +197,15 @@ describe('traceToolCall', () => {
     expect(span?.attributes['loopguard.scope']).toBe('user:ada');
     expect(span?.attributes['loopguard.args_hash']).toBe(argsHash('ada'));
   });
+
+  it('forceFlush and shutdown are idempotent; after shutdown calls run unguarded', async () => {
+    const guard = setup({ engine: quiet });
+    await guard.traceToolCall({ tool: 'x', args: {} }, () => 'a');
+    await Promise.all([guard.forceFlush(), guard.forceFlush()]);
+    const first = guard.shutdown();
+    expect(guard.shutdown()).toBe(first);
+    await first;
+    expect(await guard.traceToolCall({ tool: 'x', args: {} }, () => 'b')).toBe('b');
+    expect(telemetry.spans()).toHaveLength(1);
+  });
 });
