@@ -170,7 +170,27 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       expect(warned).toMatchObject({ calls: 3, warns: 3, sessions: 3 });
       const bySessions = (await store.hotspots(range, { sort: 'sessions' })).rows[0];
       expect(bySessions).toMatchObject({ calls: 11, sessions: 3 });
+      const sessions = await store.sessions(range, { sort: 'scope', order: 'asc' });
+      expect(sessions.rows.map((r) => [r.scope, r.calls])).toEqual([
+        ['hour-0', 3],
+        ['hour-1', 4],
+        ['hour-2', 4],
+      ]);
+      expect(sessions.rows[0]).toMatchObject({ start: T0 + 60 * MIN, end: T0 + 180 * MIN + 1000 });
+      // the same sessions computed straight from the spans (a tool filter needs per-call detail)
+      expect(
+        await store.sessions({ ...range, tool: 'grep' }, { sort: 'scope', order: 'asc' }),
+      ).toEqual(sessions);
       expect(await store.deleteBefore(T0 + 70 * MIN)).toBe(4);
+      const left = await store.sessions(
+        { from: T0, to: T0 + 600 * MIN },
+        { sort: 'scope', order: 'asc' },
+      );
+      expect(left.rows.map((r) => [r.scope, r.calls, r.start])).toEqual([
+        ['hour-0', 2, T0 + 120 * MIN],
+        ['hour-1', 3, T0 + 80 * MIN],
+        ['hour-2', 3, T0 + 100 * MIN],
+      ]);
       const after = (await store.hotspots({ from: T0, to: T0 + 600 * MIN })).rows[0];
       expect(after).toMatchObject({ calls: 8, firstSeen: T0 + 80 * MIN, longestStreak: 12 });
     });

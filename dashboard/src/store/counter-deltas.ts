@@ -14,6 +14,24 @@ export interface CounterDeltas {
   ingested: number;
   /** Hourly hotspot rollup rows of this batch (see duckdb-schema.ts). */
   rollup: Map<string, RollupRow>;
+  /** Hourly session rollup rows of this batch. */
+  sessionRollup: Map<string, SessionRollupRow>;
+}
+
+/** One row of the hourly session rollup: the calls of one scope (and service) in one hour. */
+export interface SessionRollupRow {
+  hour: number;
+  scope: string;
+  service: string;
+  conversationId: string;
+  calls: number;
+  maxStreak: number;
+  maxRank: number;
+  nudges: number;
+  warns: number;
+  blocks: number;
+  startMs: number;
+  endMs: number;
 }
 
 /** One row of the hourly hotspot rollup: calls of one signature and action in one hour. */
@@ -45,6 +63,7 @@ export function computeDeltas(spans: readonly SpanRecord[]): {
     haltedScopes: new Map(),
     ingested: spans.length,
     rollup: new Map(),
+    sessionRollup: new Map(),
   };
   const fields: SpanFields[] = [];
   for (const span of spans) {
@@ -63,6 +82,7 @@ export function computeDeltas(spans: readonly SpanRecord[]): {
       else deltas.decisions.set(key, { service, tool: f.tool, ...finding, value: 1 });
     }
     if (f.signature !== '') addRollup(deltas.rollup, span, f);
+    if (f.scope !== '') addSessionRollup(deltas.sessionRollup, span, f);
     if (f.actionRank >= 3 && f.scope !== '') {
       deltas.haltedScopes.set(`${service}\u0000${f.scope}`, { service, scope: f.scope });
     }
@@ -98,4 +118,42 @@ function addRollup(rollup: Map<string, RollupRow>, span: SpanRecord, f: SpanFiel
       sampleArgs: f.toolArgs,
     });
   }
+}
+
+function addSessionRollup(
+  rollup: Map<string, SessionRollupRow>,
+  span: SpanRecord,
+  f: SpanFields,
+): void {
+  const ms = nsToMs(span.startTimeUnixNano);
+  const hour = Math.floor(ms / HOUR_MS) * HOUR_MS;
+  const end = ms + Number(span.durationNs / 1_000_000n);
+  const key = `${hour}\u0000${f.scope}\u0000${span.serviceName}`;
+  let row = rollup.get(key);
+  if (!row) {
+    row = {
+      hour,
+      scope: f.scope,
+      service: span.serviceName,
+      conversationId: '',
+      calls: 0,
+      maxStreak: 0,
+      maxRank: 0,
+      nudges: 0,
+      warns: 0,
+      blocks: 0,
+      startMs: ms,
+      endMs: end,
+    };
+    rollup.set(key, row);
+  }
+  row.calls++;
+  row.maxStreak = Math.max(row.maxStreak, f.streak);
+  row.maxRank = Math.max(row.maxRank, f.actionRank);
+  if (f.action === 'nudge') row.nudges++;
+  else if (f.action === 'warn') row.warns++;
+  else if (f.action === 'block') row.blocks++;
+  if (f.conversationId > row.conversationId) row.conversationId = f.conversationId;
+  row.startMs = Math.min(row.startMs, ms);
+  row.endMs = Math.max(row.endMs, end);
 }

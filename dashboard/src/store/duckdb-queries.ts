@@ -64,7 +64,8 @@ const SESSION_COLUMNS = `"LoopScope" AS scope, min("ServiceName") AS service,
   max("ActionRank") AS "worstRank", max("ActionRank") >= 3 AS halted, ${COUNT_ACTIONS},
   min("StartMs") AS start, max("StartMs" + "Duration" // 1000000) AS "end"`;
 
-function sessionRow(r: Record<string, unknown>): SessionRow {
+/** A SessionRow from an aggregated result row. */
+export function sessionRow(r: Record<string, unknown>): SessionRow {
   const row: SessionRow = {
     scope: String(r.scope),
     service: String(r.service),

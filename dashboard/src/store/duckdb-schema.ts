@@ -51,6 +51,13 @@ CREATE TABLE IF NOT EXISTS loopguard_hotspots_hourly (
   "LastMs" BIGINT NOT NULL, "SampleArgs" VARCHAR NOT NULL,
   PRIMARY KEY ("Hour", "ServiceName", "ToolName", "Signature", "LoopAction")
 );
+CREATE TABLE IF NOT EXISTS loopguard_sessions_hourly (
+  "Hour" BIGINT NOT NULL, "LoopScope" VARCHAR NOT NULL, "ServiceName" VARCHAR NOT NULL,
+  "ConversationId" VARCHAR NOT NULL, "Calls" BIGINT NOT NULL, "MaxStreak" INTEGER NOT NULL,
+  "MaxRank" TINYINT NOT NULL, "Nudges" BIGINT NOT NULL, "Warns" BIGINT NOT NULL,
+  "Blocks" BIGINT NOT NULL, "StartMs" BIGINT NOT NULL, "EndMs" BIGINT NOT NULL,
+  PRIMARY KEY ("Hour", "LoopScope", "ServiceName")
+);
 CREATE TABLE IF NOT EXISTS loopguard_halted_scopes (
   "Service" VARCHAR NOT NULL, "Scope" VARCHAR NOT NULL, PRIMARY KEY ("Service", "Scope")
 );
@@ -129,4 +136,29 @@ export const ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_hotspots_hourly
     coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0), min("StartMs"), max("StartMs"),
     coalesce(any_value("ToolArgs") FILTER ("ToolArgs" <> ''), '')
   FROM otel_traces WHERE "IsCall" AND "Signature" <> '' AND "StartMs" >= $hour AND "StartMs" < $hour + 3600000
+  GROUP BY ALL`;
+
+/** Upserts staged hourly session rollup rows (NDJSON of SessionRollupRow). */
+export function sessionRollupUpsertSql(path: string): string {
+  const file = path.replaceAll("'", "''");
+  return `INSERT INTO loopguard_sessions_hourly
+  SELECT hour, scope, service, conversationId, calls, maxStreak, maxRank, nudges, warns, blocks, startMs, endMs
+  FROM read_json('${file}', format = 'newline_delimited', columns = {hour: 'BIGINT', scope: 'VARCHAR',
+    service: 'VARCHAR', conversationId: 'VARCHAR', calls: 'BIGINT', maxStreak: 'INTEGER',
+    maxRank: 'TINYINT', nudges: 'BIGINT', warns: 'BIGINT', blocks: 'BIGINT', startMs: 'BIGINT',
+    endMs: 'BIGINT'})
+  ON CONFLICT DO UPDATE SET "Calls" = "Calls" + excluded."Calls",
+    "ConversationId" = greatest("ConversationId", excluded."ConversationId"),
+    "MaxStreak" = greatest("MaxStreak", excluded."MaxStreak"),
+    "MaxRank" = greatest("MaxRank", excluded."MaxRank"), "Nudges" = "Nudges" + excluded."Nudges",
+    "Warns" = "Warns" + excluded."Warns", "Blocks" = "Blocks" + excluded."Blocks",
+    "StartMs" = least("StartMs", excluded."StartMs"), "EndMs" = greatest("EndMs", excluded."EndMs")`;
+}
+
+/** Rebuilds the session rollup rows of one hour from the spans still stored. */
+export const SESSION_ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_sessions_hourly
+  SELECT $hour, "LoopScope", "ServiceName", max("ConversationId"), count(*), max("Streak"),
+    max("ActionRank"), count(*) FILTER ("LoopAction" = 'nudge'), count(*) FILTER ("LoopAction" = 'warn'),
+    count(*) FILTER ("LoopAction" = 'block'), min("StartMs"), max("StartMs" + "Duration" // 1000000)
+  FROM otel_traces WHERE "IsCall" AND "LoopScope" <> '' AND "StartMs" >= $hour AND "StartMs" < $hour + 3600000
   GROUP BY ALL`;

@@ -18,7 +18,10 @@ import {
   ROLLUP_REBUILD_HOUR_SQL,
   rollupUpsertSql,
   SCHEMA_SQL,
+  SESSION_ROLLUP_REBUILD_HOUR_SQL,
+  sessionRollupUpsertSql,
 } from './duckdb-schema.js';
+import { querySessionsRollup } from './duckdb-sessions.js';
 import { num, type Params } from './duckdb-sql.js';
 import { stageLine } from './stage.js';
 import type { CounterSnapshot, SpanRecord, Store } from './types.js';
@@ -115,12 +118,16 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     const rollupFile = `${file}.rollup`;
     const rollup = [...deltas.rollup.values()].map((r) => JSON.stringify(r));
     writeFileSync(rollupFile, rollup.join('\n'));
+    const sessionFile = `${file}.sessions`;
+    const sessionRows = [...deltas.sessionRollup.values()].map((r) => JSON.stringify(r));
+    writeFileSync(sessionFile, sessionRows.join('\n'));
     try {
       await writer.run(async (c) => {
         await c.run('BEGIN TRANSACTION');
         try {
           if (spans.length) await c.run(insertFromStageSql(file));
           if (rollup.length) await c.run(rollupUpsertSql(rollupFile));
+          if (sessionRows.length) await c.run(sessionRollupUpsertSql(sessionFile));
           for (const sql of counterUpserts(deltas)) await c.run(sql);
           await c.run('COMMIT');
         } catch (error) {
@@ -131,6 +138,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     } finally {
       rmSync(file, { force: true });
       rmSync(rollupFile, { force: true });
+      rmSync(sessionFile, { force: true });
     }
   }
 
@@ -177,7 +185,8 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     },
     summary: (filter) => querySummary(read, filter),
     hotspots: (filter, page) => queryHotspots(read, filter, page),
-    sessions: (filter, page) => querySessions(read, filter, page),
+    sessions: async (filter, page) =>
+      (await querySessionsRollup(read, filter, page)) ?? querySessions(read, filter, page),
     session: (scope, filter, page) => querySession(read, scope, filter, page),
     series: (filter, bucketMs) => querySeries(read, filter, bucketMs),
     trace: (traceId) => queryTrace(read, traceId),
@@ -223,6 +232,8 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
           const r = await c.run(`DELETE FROM otel_traces WHERE "StartMs" < $cutoff`, { cutoff });
           await c.run(`DELETE FROM loopguard_hotspots_hourly WHERE "Hour" <= $hour`, { hour });
           await c.run(ROLLUP_REBUILD_HOUR_SQL, { hour });
+          await c.run(`DELETE FROM loopguard_sessions_hourly WHERE "Hour" <= $hour`, { hour });
+          await c.run(SESSION_ROLLUP_REBUILD_HOUR_SQL, { hour });
           await c.run('COMMIT');
           return num(r.rowsChanged);
         } catch (error) {

@@ -1,0 +1,67 @@
+import { HOUR_MS } from './counter-deltas.js';
+import { type Reader, sessionRow } from './duckdb-queries.js';
+import { callWhere, num, type Params } from './duckdb-sql.js';
+import { normalizePage, SESSION_SORTS } from './paging.js';
+import type { Page, PageRequest, QueryFilter, SessionRow } from './types.js';
+
+function rawEdge(from: string, to: string, filter: QueryFilter, params: Params): string {
+  const where = callWhere({ service: filter.service }, params);
+  return `SELECT "LoopScope" AS scope, "ServiceName" AS service, max("ConversationId") AS conv,
+    count(*) AS calls, max("Streak") AS streak, max("ActionRank") AS rank,
+    count(*) FILTER ("LoopAction" = 'nudge') AS nudges, count(*) FILTER ("LoopAction" = 'warn') AS warns,
+    count(*) FILTER ("LoopAction" = 'block') AS blocks, min("StartMs") AS start_ms,
+    max("StartMs" + "Duration" // 1000000) AS end_ms
+  FROM otel_traces ${where} AND "LoopScope" <> '' AND "StartMs" >= ${from} AND "StartMs" < ${to}
+  GROUP BY 1, 2`;
+}
+
+/**
+ * Sessions from the hourly session rollup (whole hours) plus the span table (partial hours).
+ * Undefined when the filter needs per-call detail (tool, action, signature, search) or the range
+ * is shorter than two hours; the caller then aggregates the spans directly.
+ */
+export async function querySessionsRollup(
+  read: Reader,
+  filter: QueryFilter,
+  page?: PageRequest,
+): Promise<Page<SessionRow> | undefined> {
+  const fullFrom = Math.ceil(filter.from / HOUR_MS) * HOUR_MS;
+  const fullTo = Math.floor(filter.to / HOUR_MS) * HOUR_MS;
+  if (filter.tool || filter.action || filter.signature || filter.search) return undefined;
+  if (fullTo - fullFrom < 2 * HOUR_MS) return undefined;
+  const p = normalizePage(page, SESSION_SORTS, 'end');
+  const sort = p.sort === 'worstAction' ? 'worstRank' : p.sort;
+  const params: Params = {
+    fullFrom: BigInt(fullFrom),
+    fullTo: BigInt(fullTo),
+    from: BigInt(Math.trunc(filter.from)),
+    to: BigInt(Math.trunc(filter.to)),
+  };
+  const service = filter.service ? 'AND "ServiceName" = $service' : '';
+  if (filter.service) params.service = filter.service;
+  const parts = `SELECT "LoopScope" AS scope, "ServiceName" AS service, "ConversationId" AS conv,
+      "Calls" AS calls, "MaxStreak" AS streak, "MaxRank" AS rank, "Nudges" AS nudges,
+      "Warns" AS warns, "Blocks" AS blocks, "StartMs" AS start_ms, "EndMs" AS end_ms
+    FROM loopguard_sessions_hourly WHERE "Hour" >= $fullFrom AND "Hour" < $fullTo ${service}
+    UNION ALL ${rawEdge('$from', '$fullFrom', filter, params)}
+    UNION ALL ${rawEdge('$fullTo', '$to', filter, params)}`;
+  const rows = await read(
+    `WITH parts AS (${parts})
+    SELECT scope, min(service) AS service, max(conv) AS "conversationId", sum(calls) AS calls,
+      max(streak) AS "longestStreak", max(rank) AS "worstRank", max(rank) >= 3 AS halted,
+      sum(nudges) AS nudges, sum(warns) AS warns, sum(blocks) AS blocks, min(start_ms) AS start,
+      max(end_ms) AS "end", count(*) OVER () AS total
+    FROM parts GROUP BY scope
+    ORDER BY "${sort}" ${p.order}, scope LIMIT ${p.limit} OFFSET ${p.offset}`,
+    params,
+  );
+  let total = num(rows[0]?.total);
+  if (!rows.length && p.offset > 0) {
+    const [c] = await read(
+      `WITH parts AS (${parts}) SELECT count(DISTINCT scope) AS n FROM parts`,
+      params,
+    );
+    total = num(c?.n);
+  }
+  return { total, rows: rows.map(sessionRow) };
+}
