@@ -199,6 +199,41 @@ describe('dashboard UI in Chromium', () => {
     await poll(() => rows.count()).toBe(SESSIONS.length);
   });
 
+  it('a filter change aborts the request in flight and shows only the newest answer', async () => {
+    await open('#/sessions');
+    const rows = page.locator('table.data-table tbody tr');
+    await poll(() => rows.count()).toBe(SESSIONS.length);
+    await page.getByRole('button', { name: 'Live', exact: true }).click();
+    const searchOf = (url: string) => new URL(url).searchParams.get('search');
+    const sent: (string | null)[] = [];
+    const aborted: (string | null)[] = [];
+    await page.route(
+      (url) => url.pathname === '/api/sessions',
+      async (route) => {
+        sent.push(searchOf(route.request().url()));
+        if (searchOf(route.request().url()) === 'c') await new Promise((r) => setTimeout(r, 3000));
+        await route.continue().catch(() => undefined);
+      },
+    );
+    page.on('requestfailed', (req) => {
+      if (new URL(req.url()).pathname === '/api/sessions') aborted.push(searchOf(req.url()));
+    });
+    try {
+      const search = page.getByLabel('search', { exact: true });
+      await search.fill('c');
+      await poll(() => sent).toContain('c');
+      await search.fill('chat-42');
+      await poll(() => rows.first().textContent()).toContain('chat-42');
+      expect(await rows.count()).toBe(1);
+      await poll(() => aborted).toContain('c');
+      await page.waitForTimeout(3500);
+      expect(await rows.count()).toBe(1);
+      expect(sent.filter((q) => q === 'chat-42')).toHaveLength(1);
+    } finally {
+      await page.unroute((url) => url.pathname === '/api/sessions');
+    }
+  });
+
   it('a custom range before the data shows the empty state with set-up instructions', async () => {
     await open('#/overview');
     await page.getByTestId('summary-calls').waitFor();
