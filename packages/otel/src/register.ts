@@ -32,9 +32,20 @@ function onExit(handle: LoopguardHandle): void {
   }
 }
 
+function start(): LoopguardHandle | undefined {
+  try {
+    return startLoopguard();
+  } catch (error) {
+    // Never stop the app from starting: it runs as it would without loopguard.
+    diag.warn('loopguard: register failed; the app runs without loopguard', error);
+    return undefined;
+  }
+}
+
 registerEsmHook();
-const handle = startLoopguard();
-onExit(handle);
+const started = start();
+if (started) onExit(started);
+const handle = started ?? { forceFlush: async () => {}, shutdown: async () => {} };
 
 /** Flushes spans and metrics now (never rejects). */
 export const forceFlush: () => Promise<void> = handle.forceFlush;
