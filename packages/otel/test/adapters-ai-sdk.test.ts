@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type {
   LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
   LanguageModelV3ToolResultOutput,
 } from '@ai-sdk/provider';
 import {
@@ -11,7 +12,15 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import * as aiNamespace from 'ai';
-import { generateText, jsonSchema, stepCountIs, type ToolLoopAgent, tool } from 'ai';
+import {
+  generateText,
+  jsonSchema,
+  simulateReadableStream,
+  stepCountIs,
+  streamText,
+  type ToolLoopAgent,
+  tool,
+} from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -147,6 +156,55 @@ describe('guardAiSdkTools with generateText and a scripted model', () => {
     expect(third.attributes['loopguard.nudge.level']).toBe(1);
     // no step was ever blocked with hard stop off
     expect(result.steps.flatMap((s) => s.content).some((p) => p.type === 'tool-error')).toBe(false);
+  });
+
+  it('works the same under streamText (tools run between streamed steps)', async () => {
+    const guard = guardWith();
+    let step = 0;
+    const model = new MockLanguageModelV3({
+      doStream: async () => {
+        step += 1;
+        const chunks: LanguageModelV3StreamPart[] =
+          step <= 4
+            ? [
+                { type: 'stream-start', warnings: [] },
+                {
+                  type: 'tool-call',
+                  toolCallId: `call-${step}`,
+                  toolName: 'grep',
+                  input: JSON.stringify(grepInput),
+                },
+                {
+                  type: 'finish',
+                  finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+                  usage,
+                },
+              ]
+            : [
+                { type: 'stream-start', warnings: [] },
+                { type: 'text-start', id: 't' },
+                { type: 'text-delta', id: 't', delta: 'done' },
+                { type: 'text-end', id: 't' },
+                { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
+              ];
+        return { stream: simulateReadableStream({ chunks }) };
+      },
+    });
+    const result = streamText({
+      model,
+      prompt: 'find',
+      tools: guardAiSdkTools({ grep: grepTool() }, { guard, scope: 'streamed' }),
+      stopWhen: stepCountIs(6),
+    });
+    expect(await result.text).toBe('done');
+    const spans = toolSpans('grep');
+    expect(spans.map((s) => s.attributes['loopguard.streak'])).toEqual([1, 2, 3, 4]);
+    const seen = new Map<string, LanguageModelV3ToolResultOutput>();
+    for (const call of model.doStreamCalls) {
+      for (const [id, output] of toolResultsSeen([call])) seen.set(id, output);
+    }
+    expect(outputText(seen.get('call-1'))).not.toContain('[loopguard]');
+    expect(outputText(seen.get('call-3'))).toContain('[loopguard]');
   });
 
   it('adds the notice to plain-object results as a field of a copy', async () => {
