@@ -128,8 +128,30 @@ function toReplayLine(span: Json, attrs: Map<string, unknown>): ReplayLine | und
   };
   if (scope !== undefined) line.scope = scope;
   const result = attrs.get('gen_ai.tool.call.result');
-  if (result !== undefined) line.result = result;
+  if (result !== undefined) line.result = withoutNotices(result);
   return line;
+}
+
+const NOTICE = '[loopguard] ';
+const isNotice = (value: unknown) => typeof value === 'string' && value.startsWith(NOTICE);
+
+/**
+ * What the tool itself returned: the captured result is what the model read, so loopguard's own
+ * notices are taken off again (appended text, a `loopguard` field, an extra content item or array
+ * element). A result that is JSON text becomes its value, so notices never make equal results differ.
+ */
+function withoutNotices(result: unknown): unknown {
+  if (typeof result !== 'string') return result;
+  const cut = result.indexOf(`\n\n${NOTICE}`);
+  const text = cut >= 0 ? result.slice(0, cut) : result.startsWith(NOTICE) ? '' : result;
+  const value = parseMaybeJson(text);
+  if (Array.isArray(value)) return value.filter((item) => !isNotice(item));
+  if (!isObject(value)) return text;
+  const { loopguard: _notice, ...rest } = value;
+  if (Array.isArray(rest.content)) {
+    rest.content = rest.content.filter((item) => !(isObject(item) && isNotice(item.text)));
+  }
+  return rest;
 }
 
 function stringAttr(attrs: Map<string, unknown>, key: string): string | undefined {

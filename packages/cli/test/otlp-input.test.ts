@@ -162,6 +162,49 @@ describe('parseOtlpTrace', () => {
     ]);
   });
 
+  it('takes loopguard notices off captured results, so equal tool results stay equal', () => {
+    const notice = '[loopguard] Warning: grep returned the same result 2 times: no progress.';
+    const results = [
+      'a.ts:1: TODO',
+      `a.ts:1: TODO\n\n${notice}`,
+      JSON.stringify({ state: 'running' }),
+      JSON.stringify({ state: 'running', loopguard: notice }),
+      `${JSON.stringify({ state: 'running' })}\n\n${notice}`,
+      JSON.stringify({ content: [{ type: 'text', text: 'ok' }] }),
+      JSON.stringify({
+        content: [
+          { type: 'text', text: 'ok' },
+          { type: 'text', text: notice },
+        ],
+      }),
+      JSON.stringify(['x', notice]),
+      notice,
+    ];
+    const { text } = exportSpans(
+      results.map((result, i) => ({
+        tool: 't',
+        start: T0 + i,
+        attrs: {
+          'gen_ai.tool.call.arguments': '{}',
+          'gen_ai.tool.call.result': result,
+          'loopguard.scope': 's',
+        },
+      })),
+    );
+    const seen = parseOtlpTrace(text).calls.map((c) => ('result' in c ? c.result : undefined));
+    expect(seen).toEqual([
+      'a.ts:1: TODO',
+      'a.ts:1: TODO',
+      { state: 'running' },
+      { state: 'running' },
+      { state: 'running' },
+      { content: [{ type: 'text', text: 'ok' }] },
+      { content: [{ type: 'text', text: 'ok' }] },
+      ['x'],
+      '',
+    ]);
+  });
+
   it('rejects input that is not an OTLP trace export with a clear error', () => {
     expect(() => parseOtlpTrace({ spans: [] })).toThrow(OtlpInputError);
     expect(() => parseOtlpTrace('')).toThrow(/empty/);
