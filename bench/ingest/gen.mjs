@@ -1,6 +1,5 @@
 // Realistic looping agent data as SpanRecords: sessions of tool calls where some signatures repeat
 // in streaks (nudges at 3/5/8, warns, an occasional block), plus one LLM span per few calls.
-import { randomBytes } from 'node:crypto';
 
 const TOOLS = [
   'grep',
@@ -22,7 +21,17 @@ const rand = () => {
   return seed / 0x7fffffff;
 };
 const pick = (list) => list[Math.floor(rand() * list.length)];
-const hex = (bytes) => randomBytes(bytes).toString('hex');
+let idCounter = 0;
+/** Unique, random-looking lowercase hex ids (cheaper than crypto for a million spans). */
+const hex = (bytes) => {
+  idCounter++;
+  let out = '';
+  while (out.length < bytes * 2)
+    out += Math.floor(rand() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
+  return (idCounter.toString(16) + out).slice(0, bytes * 2).padStart(bytes * 2, '0');
+};
 const argHex = (n) => n.toString(16).padStart(16, '0');
 
 /**
