@@ -183,9 +183,9 @@ describe('dashboard server end to end', () => {
   });
 
   it('refuses store URLs it cannot open and uses a createStore hook', async () => {
-    await expect(
-      startDashboard({ port: 0, storeUrl: 'clickhouse://localhost:8123' }),
-    ).rejects.toThrow(/unsupported --store/);
+    await expect(startDashboard({ port: 0, storeUrl: 'mysql://localhost:3306' })).rejects.toThrow(
+      /unsupported --store/,
+    );
     const inner = await openDuckDbStore({ path: ':memory:' });
     let asked = '';
     const running = await startDashboard({

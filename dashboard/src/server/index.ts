@@ -35,9 +35,9 @@ export interface DashboardOptions {
   db?: string;
   /** A store to use instead of opening one (it is not closed by `close()`). */
   store?: Store;
-  /** Store URL: `duckdb:<path>` or any URL `createStore` understands (e.g. clickhouse://...). */
+  /** Store URL: `duckdb:<path>`, `clickhouse://user:pass@host:8123/db`, or any URL `createStore` opens. */
   storeUrl?: string;
-  /** Opens a store for a non-DuckDB `storeUrl`. */
+  /** Opens the store for a non-DuckDB `storeUrl` (instead of the built-in ClickHouse store). */
   createStore?: (url: string) => Promise<Store>;
   /** Keep spans this long, e.g. `7d`; pruned every minute. Default: keep everything. */
   retention?: string;
@@ -62,10 +62,13 @@ async function openStore(o: DashboardOptions): Promise<{ store: Store; owned: bo
   if (o.store) return { store: o.store, owned: false };
   const url = o.storeUrl;
   if (url && !/^duckdb:/i.test(url)) {
-    if (!o.createStore) {
-      throw new Error(`unsupported --store "${url}": only duckdb:<path> is built in`);
+    if (o.createStore) return { store: await o.createStore(url), owned: true };
+    if (/^clickhouses?:\/\//i.test(url)) {
+      // loaded on demand: DuckDB-only installs never load the ClickHouse client
+      const { createClickHouseStore } = await import('../store/clickhouse.js');
+      return { store: await createClickHouseStore({ url }), owned: true };
     }
-    return { store: await o.createStore(url), owned: true };
+    throw new Error(`unsupported --store "${url}": use duckdb:<path> or clickhouse://host:8123/db`);
   }
   const path = url ? url.replace(/^duckdb:(\/\/)?/i, '') || DEFAULT_DB_PATH : o.db;
   const opts: DuckDbStoreOptions = { path: path ?? DEFAULT_DB_PATH };
