@@ -76,6 +76,11 @@ describe('dashboard UI in Chromium', () => {
     const legend = await chart.locator('.u-legend').textContent();
     for (const action of ['allow', 'nudge', 'warn', 'block', 'halt'])
       expect(legend).toContain(action);
+    await page.getByLabel('hide allow').check();
+    await poll(() => chart.locator('.u-legend').textContent()).not.toContain('allow');
+    expect(await chart.locator('.u-legend').textContent()).toContain('halt');
+    await page.getByLabel('hide allow').uncheck();
+    await poll(() => chart.locator('.u-legend').textContent()).toContain('allow');
     expect(await page.locator('.top-list li').first().textContent()).toContain(grepSignature);
     await screenshot(page, 'overview');
   });
@@ -243,6 +248,9 @@ describe('dashboard UI in Chromium', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     const empty = page.getByRole('region', { name: 'No data' });
     await empty.waitFor();
+    expect(await page.getByTestId('custom-range').textContent()).toBe(
+      '2020-01-01 00:00:00 → 2020-01-02 00:00:00',
+    );
     expect(await empty.textContent()).toContain('node --import @loopguard/otel/register app.mjs');
     expect(await empty.textContent()).toContain(`OTEL_EXPORTER_OTLP_ENDPOINT=${dash.url}`);
     await screenshot(page, 'empty-state');

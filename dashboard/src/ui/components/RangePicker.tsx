@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import { toLocalInput } from '../format.js';
+import { fmtTime, toLocalInput } from '../format.js';
 import { PRESETS, range, rangeBounds } from '../models/range.js';
 
 /** Preset windows (15m/1h/24h/7d) and a custom from/to range. */
@@ -45,6 +45,11 @@ export function RangePicker() {
           custom
         </button>
       </fieldset>
+      {current.kind === 'custom' && !editing.value && (
+        <span class="muted small" data-testid="custom-range">
+          {fmtTime(current.from)} → {fmtTime(current.to)}
+        </span>
+      )}
       {editing.value && (
         <form class="custom-range" onSubmit={apply}>
           <label>
