@@ -1,8 +1,9 @@
 import { createEngine, type Engine, type EngineOptions } from '@loopguard/engine';
 import { diag, trace } from '@opentelemetry/api';
+import type { TraceState } from './call-state.js';
 import { resolveCapture } from './capture.js';
 import { GuardMetrics } from './metrics.js';
-import { type TraceState, traceToolCall } from './trace-tool-call.js';
+import { traceToolCall } from './trace-tool-call.js';
 import type { Guard, GuardOptions, ResultAdapter, ToolCallInfo, WrapOptions } from './types.js';
 import { VERSION } from './version.js';
 
