@@ -8,12 +8,6 @@ export {
 } from './adapters/ai-sdk.js';
 export type { LangChainGuardOptions, LangChainToolLike } from './adapters/langchain.js';
 export { guardLangChainTool, loopguardMiddleware, patchLangChain } from './adapters/langchain.js';
-export type {
-  McpCallToolParamsLike,
-  McpCallToolResultLike,
-  McpClientLike,
-  McpInstrumentOptions,
-} from './adapters/mcp.js';
 export { instrumentMcpClient, mcpResultAdapter, patchMcpClientClass } from './adapters/mcp.js';
 export type { AgentsGuardOptions, AgentsToolCallDetails } from './adapters/openai-agents.js';
 export {
@@ -21,13 +15,11 @@ export {
   guardAgentsTool,
   patchOpenAIAgents,
 } from './adapters/openai-agents.js';
-export type { GuardToolOptions } from './adapters/plain.js';
 export { guardTool } from './adapters/plain.js';
 export { defaultRedact } from './capture.js';
 export { defaultResultAdapter } from './default-adapter.js';
 export { LoopHaltError } from './errors.js';
 export { createGuard, getGuard, setGuard } from './guard.js';
-export type { LoopguardInstrumentationConfig } from './instrumentation.js';
 export { LoopguardInstrumentation } from './instrumentation.js';
 export { withScope } from './scope.js';
 export {
@@ -66,6 +58,12 @@ export type {
   CaptureOptions,
   Guard,
   GuardOptions,
+  GuardToolOptions,
+  LoopguardInstrumentationConfig,
+  McpCallToolParamsLike,
+  McpCallToolResultLike,
+  McpClientLike,
+  McpInstrumentOptions,
   ResultAdapter,
   ToolCallInfo,
   WrapOptions,

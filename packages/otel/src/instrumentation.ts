@@ -2,7 +2,6 @@ import { createRequire } from 'node:module';
 import { join, sep } from 'node:path';
 import {
   InstrumentationBase,
-  type InstrumentationConfig,
   type InstrumentationModuleDefinition,
   InstrumentationNodeModuleDefinition,
   InstrumentationNodeModuleFile,
@@ -11,14 +10,8 @@ import { guardedAiSdkExports, patchAiSdk } from './adapters/ai-sdk.js';
 import { patchLangChain } from './adapters/langchain.js';
 import { patchMcpClientClass, unpatchMcpClientClass } from './adapters/mcp.js';
 import { patchOpenAIAgents } from './adapters/openai-agents.js';
-import type { Guard } from './types.js';
+import type { Guard, LoopguardInstrumentationConfig } from './types.js';
 import { VERSION } from './version.js';
-
-/** Options of `LoopguardInstrumentation`. */
-export interface LoopguardInstrumentationConfig extends InstrumentationConfig {
-  /** Guard used by patched frameworks; default: `getGuard()` at call time. */
-  guard?: Guard;
-}
 
 /** A framework module patched in place by one of the adapters. */
 interface ModulePatch {
