@@ -163,6 +163,17 @@ describe('dashboard UI in Chromium', () => {
       await attrs.locator('tr', { hasText: 'loopguard.signature' }).locator('td').textContent(),
     ).toBe(grepSignature);
     expect(await details.locator('.event-name').allTextContents()).toEqual(['loopguard.nudge']);
+    await details.getByRole('button', { name: 'Show spans of this trace' }).click();
+    const grepRun = SESSIONS.find((x) => x.scope === 'run-grep-loop');
+    await poll(() => details.locator('.trace-spans li').count()).toBe(
+      (grepRun?.calls.length ?? 0) + 1,
+    );
+    expect(await details.locator('.trace-spans li').first().textContent()).toContain(
+      'invoke_agent',
+    );
+    expect(await details.locator('.trace-spans li.current').textContent()).toContain(
+      'execute_tool grep',
+    );
     await screenshot(page, 'session-timeline');
   });
 

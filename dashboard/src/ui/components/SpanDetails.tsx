@@ -97,7 +97,7 @@ export function SpanDetails(props: {
       ))}
       <h3>Attributes</h3>
       <AttributeTable attributes={call.attributes} label="Span attributes" />
-      <TraceView key={call.traceId} traceId={call.traceId} />
+      <TraceView key={call.traceId} traceId={call.traceId} spanId={call.spanId} />
     </aside>
   );
 }

@@ -5,7 +5,7 @@ import { apiUrl } from '../models/api.js';
 import { useResource } from '../models/use-resource.js';
 import { ErrorNotice } from './ErrorNotice.js';
 
-function TraceSpans({ traceId }: { traceId: string }) {
+function TraceSpans({ traceId, spanId }: { traceId: string; spanId: string }) {
   const trace = useResource<TraceSpan[]>(() => apiUrl(`traces/${encodeURIComponent(traceId)}`), {
     live: false,
     debounceMs: 0,
@@ -17,7 +17,10 @@ function TraceSpans({ traceId }: { traceId: string }) {
   return (
     <ol class="trace-spans">
       {s.data.map((span) => (
-        <li key={span.spanId} class={span.statusCode === 'Error' ? 'error' : undefined}>
+        <li
+          key={span.spanId}
+          class={`${span.statusCode === 'Error' ? 'error' : ''}${span.spanId === spanId ? ' current' : ''}`}
+        >
           <span>{span.name}</span>
           <span class="muted small">
             +{fmtMs(span.start - t0)} · {fmtMs(span.durationMs)} · {span.serviceName}
@@ -29,8 +32,8 @@ function TraceSpans({ traceId }: { traceId: string }) {
   );
 }
 
-/** The trace that holds a call, loaded on demand. */
-export function TraceView({ traceId }: { traceId: string }) {
+/** The trace that holds a call (`spanId` highlighted), loaded on demand. */
+export function TraceView({ traceId, spanId }: { traceId: string; spanId: string }) {
   const open = useSignal(false);
   return (
     <section class="trace">
@@ -38,7 +41,7 @@ export function TraceView({ traceId }: { traceId: string }) {
         Trace <code class="small">{traceId}</code>
       </h3>
       {open.value ? (
-        <TraceSpans traceId={traceId} />
+        <TraceSpans traceId={traceId} spanId={spanId} />
       ) : (
         <button
           type="button"
