@@ -17,7 +17,7 @@ export interface LoopingAgentOptions {
   intervalMs?: number;
   /** OTLP/HTTP base URL; default `OTEL_EXPORTER_OTLP_ENDPOINT` or `http://127.0.0.1:4318`. */
   endpoint?: string;
-  /** `service.name` of the exported spans (default `looping-agent`). */
+  /** `service.name` of the exported spans (default `OTEL_SERVICE_NAME`, else `looping-agent`). */
   serviceName?: string;
   /** Stops a `loop` run (and a finite one between sessions). */
   signal?: AbortSignal;
@@ -165,7 +165,8 @@ async function flushAndStop(provider: {
  */
 export async function runLoopingAgent(options: LoopingAgentOptions = {}): Promise<Summary> {
   const url = tracesUrl(options.endpoint);
-  const { provider, counts } = createTelemetry(url, options.serviceName ?? AGENT_NAME);
+  const service = options.serviceName ?? (process.env.OTEL_SERVICE_NAME || AGENT_NAME);
+  const { provider, counts } = createTelemetry(url, service);
   const engine = (hardStop: boolean) => ({ configFile: false as const, guardrails: { hardStop } });
   const common = { tracerProvider: provider, capture: true, agentName: AGENT_NAME };
   const guards: Guards = {

@@ -17,25 +17,22 @@ function newest(dir: string): number {
   return latest;
 }
 
-/** Builds engine, otel and the example (tsc) unless their dist is newer than every source. */
+/** Builds engine, otel and the example (tsc, in that order) where dist is older than src. */
 function buildIfStale(): void {
-  const packages = ['packages/engine', 'packages/otel', 'examples/looping-agent'];
-  const stale = packages.some((p) => {
+  let rebuilt = false;
+  for (const p of ['packages/engine', 'packages/otel', 'examples/looping-agent']) {
+    let stale = rebuilt;
     try {
-      return newest(join(root, p, 'src')) > newest(join(root, p, 'dist'));
+      stale ||= newest(join(root, p, 'src')) > newest(join(root, p, 'dist'));
     } catch {
-      return true;
+      stale = true;
     }
-  });
-  if (!stale) return;
-  for (const p of packages) {
-    execFileSync(
-      process.execPath,
-      [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, p, 'tsconfig.build.json')],
-      {
-        stdio: 'inherit',
-      },
-    );
+    if (!stale) continue;
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    execFileSync(process.execPath, [tsc, '-p', join(root, p, 'tsconfig.build.json')], {
+      stdio: 'inherit',
+    });
+    rebuilt = true;
   }
 }
 
@@ -79,23 +76,24 @@ let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
 beforeAll(async () => {
   buildIfStale();
   receiver = await startOtlpReceiver();
-});
+}, 300_000);
 
 afterAll(() => receiver.close());
 
 describe('node examples/looping-agent/dist/main.js', () => {
   it('runs --sessions N and exports them to OTEL_EXPORTER_OTLP_ENDPOINT', async () => {
     const before = receiver.spans.length;
-    const exit = await runMain(['--sessions', '2'], receiver.endpoint);
+    const exit = await runMain(['--sessions', '2'], receiver.endpoint, undefined, {
+      OTEL_SERVICE_NAME: 'looping-agent-cli',
+    });
     expect(exit.stderr).toBe('');
     expect(exit.code).toBe(0);
     const lines = exit.stdout.trim().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[2]).toContain(`2 sessions exported to ${receiver.endpoint}/v1/traces`);
-    const scopes = new Set(
-      toolSpans(receiver.spans.slice(before)).map((s) => s.attributes['loopguard.scope']),
-    );
-    expect(scopes.size).toBe(2);
+    const spans = toolSpans(receiver.spans.slice(before));
+    expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['looping-agent-cli']));
+    expect(new Set(spans.map((s) => s.attributes['loopguard.scope'])).size).toBe(2);
   });
 
   it('keeps producing sessions with --loop until SIGTERM, then flushes and exits 0', async () => {
