@@ -1,119 +1,27 @@
-import { createRequire } from 'node:module';
-import type {
-  LanguageModelV3CallOptions,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3StreamPart,
-  LanguageModelV3ToolResultOutput,
-} from '@ai-sdk/provider';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import * as aiNamespace from 'ai';
+import type { LanguageModelV3StreamPart, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import {
   generateText,
   jsonSchema,
   simulateReadableStream,
   stepCountIs,
   streamText,
-  type ToolLoopAgent,
   tool,
 } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
+import { guardAiSdkTools, loopHalted, ToolCallBlockedError } from '../src/adapters/ai-sdk.js';
+import { LoopHaltError, withScope } from '../src/index.js';
 import {
-  guardAiSdkTools,
-  guardedAiSdkExports,
-  loopHalted,
-  patchAiSdk,
-  ToolCallBlockedError,
-} from '../src/adapters/ai-sdk.js';
-import { createGuard, type GuardOptions, LoopHaltError, withScope } from '../src/index.js';
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 5, text: 5, reasoning: 0 },
-};
-
-/** A model that calls `toolName` with the same input `calls` times, then answers in text. */
-function loopingModel(toolName: string, input: object, calls: number) {
-  let step = 0;
-  return new MockLanguageModelV3({
-    doGenerate: async (): Promise<LanguageModelV3GenerateResult> => {
-      step += 1;
-      if (step > calls) {
-        return {
-          content: [{ type: 'text', text: 'done' }],
-          finishReason: { unified: 'stop', raw: 'stop' },
-          usage,
-          warnings: [],
-        };
-      }
-      return {
-        content: [
-          { type: 'tool-call', toolCallId: `call-${step}`, toolName, input: JSON.stringify(input) },
-        ],
-        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-        usage,
-        warnings: [],
-      };
-    },
-  });
-}
-
-/** The tool results the model received, by tool call id, across all prompts it was sent. */
-function toolResultsSeen(
-  calls: LanguageModelV3CallOptions[],
-): Map<string, LanguageModelV3ToolResultOutput> {
-  const seen = new Map<string, LanguageModelV3ToolResultOutput>();
-  for (const call of calls) {
-    for (const message of call.prompt) {
-      if (message.role !== 'tool') continue;
-      for (const part of message.content) {
-        if (part.type === 'tool-result') seen.set(part.toolCallId, part.output);
-      }
-    }
-  }
-  return seen;
-}
-
-function outputText(output: LanguageModelV3ToolResultOutput | undefined): string {
-  if (!output || !('value' in output)) return '';
-  return typeof output.value === 'string' ? output.value : JSON.stringify(output.value);
-}
-
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-function guardWith(options: Partial<GuardOptions> & { hardStop?: boolean } = {}) {
-  const { hardStop = false, ...rest } = options;
-  return createGuard({
-    tracerProvider: provider,
-    engine: { configFile: false, env: {}, guardrails: { hardStop } },
-    ...rest,
-  });
-}
-
-function toolSpans(name: string): ReadableSpan[] {
-  return exporter
-    .getFinishedSpans()
-    .filter((s) => s.name === `execute_tool ${name}`)
-    .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
-}
-
-const grepInput = { pattern: 'TODO', path: 'src' };
-const grepTool = () =>
-  tool({
-    description: 'search files',
-    inputSchema: jsonSchema<{ pattern: string; path: string }>({
-      type: 'object',
-      properties: { pattern: { type: 'string' }, path: { type: 'string' } },
-      required: ['pattern', 'path'],
-    }),
-    execute: async ({ pattern }) => `src/a.ts:1: ${pattern} fix me`,
-  });
+  exporter,
+  grepInput,
+  grepTool,
+  guardWith,
+  loopingModel,
+  outputText,
+  toolResultsSeen,
+  toolSpans,
+  usage,
+} from './adapters-ai-sdk-fixtures.js';
 
 afterEach(() => exporter.reset());
 
@@ -352,53 +260,5 @@ describe('guardAiSdkTools with generateText and a scripted model', () => {
       'error',
     ]);
     expect(spans.some((s) => s.attributes['loopguard.axis'] === 'exact_failure')).toBe(true);
-  });
-
-  it('patchAiSdk wraps generateText on a mutable exports object, once', async () => {
-    const guard = guardWith();
-    const mod: Record<string, unknown> = { generateText, streamText: () => undefined };
-    expect(patchAiSdk(mod, { guard, scope: 'patched' })).toBe(true);
-    const first = mod.generateText;
-    expect(patchAiSdk(mod, { guard })).toBe(true);
-    expect(mod.generateText).toBe(first);
-    const model = loopingModel('grep', grepInput, 2);
-    await (mod.generateText as typeof generateText)({
-      model,
-      prompt: 'find',
-      tools: { grep: grepTool() },
-      stopWhen: stepCountIs(4),
-    });
-    const spans = toolSpans('grep');
-    expect(spans).toHaveLength(2);
-    expect(spans.every((s) => s.attributes['loopguard.scope'] === 'patched')).toBe(true);
-    const tools = { grep: grepTool() };
-    const once = guardAiSdkTools(tools, { guard });
-    expect(once.grep).not.toBe(tools.grep);
-    expect(guardAiSdkTools(once, { guard }).grep).toBe(once.grep);
-  });
-
-  it('the real CommonJS build has fixed getters: patchAiSdk says so, guardedAiSdkExports copies', async () => {
-    const guard = guardWith();
-    const cjs = createRequire(import.meta.url)('ai') as Record<string, unknown>;
-    expect(patchAiSdk(cjs, { guard })).toBe(false);
-    expect(patchAiSdk(aiNamespace as unknown as Record<string, unknown>, { guard })).toBe(false);
-    const copy = guardedAiSdkExports(cjs, { guard, scope: 'cjs-copy' });
-    expect(copy.stepCountIs).toBe(cjs.stepCountIs);
-    expect(copy.generateText).not.toBe(cjs.generateText);
-    await (copy.generateText as typeof generateText)({
-      model: loopingModel('grep', grepInput, 1),
-      prompt: 'find',
-      tools: { grep: grepTool() },
-      stopWhen: stepCountIs(3),
-    });
-    expect(toolSpans('grep').map((s) => s.attributes['loopguard.scope'])).toEqual(['cjs-copy']);
-    const Agent = copy.ToolLoopAgent as typeof ToolLoopAgent;
-    const agent = new Agent({
-      model: loopingModel('grep', grepInput, 2),
-      tools: { grep: grepTool() },
-    });
-    expect(agent).toBeInstanceOf(cjs.ToolLoopAgent as typeof ToolLoopAgent);
-    await agent.generate({ prompt: 'find' });
-    expect(toolSpans('grep')).toHaveLength(3);
   });
 });
