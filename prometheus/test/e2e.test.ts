@@ -10,7 +10,7 @@ import { loadRules, root, run, stringifyYaml, which } from './support.js';
 
 const prometheus = which('prometheus');
 const AGENT = join(root, 'examples/looping-agent/dist/main.js');
-const OFFSET_S = 5;
+const OFFSET_S = 15;
 
 /** A free loopback port (Prometheus cannot report the port it picked for :0). */
 function freePort(): Promise<number> {
@@ -150,16 +150,24 @@ describe.skipIf(!prometheus)(
       });
       const exit = new Promise<number | null>((resolve) => agent.once('exit', resolve));
       const timer = setTimeout(() => agent.kill('SIGKILL'), 60_000);
-      const alert = await until('the LoopguardRunHalted alert to fire', 60_000, async () => {
+      const alert = await until('the LoopguardRunHalted alert to fire', 90_000, async () => {
         const res = await fetch(`${promUrl}/api/v1/alerts`);
         const body = (await res.json()) as { data: { alerts: PromAlert[] } };
         return body.data.alerts.find(
           (a) => a.labels.alertname === 'LoopguardRunHalted' && a.state === 'firing',
         );
-      }).finally(async () => {
-        await exit;
-        clearTimeout(timer);
-      });
+      })
+        .catch(async (error: Error) => {
+          const rules = await (await fetch(`${promUrl}/api/v1/rules`)).text();
+          const metrics = await (await fetch(`${dashboard.url}/metrics`)).text();
+          throw new Error(
+            `${error.message}\nagent: ${output}\nrules: ${rules}\nmetrics: ${metrics}`,
+          );
+        })
+        .finally(async () => {
+          await exit;
+          clearTimeout(timer);
+        });
       expect(await exit, output).toBe(0);
       expect(output).toMatch(/hard_stop=true/);
       expect(alert.labels).toMatchObject({ service: 'looping-agent', severity: 'critical' });
@@ -168,7 +176,7 @@ describe.skipIf(!prometheus)(
       expect(alert.annotations.description).not.toMatch(/most blocked tool: unknown/);
       const metrics = await (await fetch(`${dashboard.url}/metrics`)).text();
       expect(metrics).toMatch(/^loopguard_halted_sessions_total\{service="looping-agent"\} [1-9]/m);
-    });
+    }, 150_000);
   },
 );
 
