@@ -205,4 +205,27 @@ describe('node --import @loopguard/otel/register', () => {
       ]);
     });
   }
+
+  for (const app of ['frameworks.mjs', 'frameworks.cjs']) {
+    it(`patches OpenAI Agents tool() and LangChain createAgent when an app loads them (${app})`, async () => {
+      const run = await runFixture(app, 'frameworks');
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.lines[0]).toEqual({
+        agents: ['loopguard.openai-agents.patched'],
+        langchain: ['loopguard.langchain.patched'],
+      });
+    });
+  }
+
+  it('LOOPGUARD_ON_HALT=return turns the halting call into a final isError result', async () => {
+    const run = await runFixture('mcp-loop.mjs', 'loop-return', {
+      env: { LOOPGUARD_ON_HALT: 'return' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const eighth = run.lines[7]?.result as { isError?: boolean; content: Content };
+    expect(eighth.isError).toBe(true);
+    expect(eighth.content).toHaveLength(1);
+    expect(eighth.content[0]?.text).toMatch(/^\[loopguard\]/);
+    expect(run.lines.some((line) => line.error)).toBe(false);
+  });
 });
