@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard } from '../src/server/index.js';
 import { createChdbExecutor } from '../src/store/clickhouse/chdb-executor.js';
 import { parseClickHouseUrl, type SqlExecutor } from '../src/store/clickhouse/executor.js';
 import { schemaStatements } from '../src/store/clickhouse/schema.js';
@@ -209,6 +210,75 @@ describe('ClickHouse store over HTTP (@clickhouse/client)', () => {
         /schema setup failed.*Authentication/s,
       );
     } finally {
+      await shim.close();
+    }
+  });
+});
+
+describe('loopguard dashboard --store clickhouse://', () => {
+  it('ingests OTLP into ClickHouse and serves the API and /metrics from it', async () => {
+    const shim = await startClickHouseHttpShim({ user: 'lg', password: 'pw' });
+    const dashboard = await startDashboard({
+      port: 0,
+      host: '127.0.0.1',
+      storeUrl: shim.url,
+      token: '',
+    });
+    try {
+      const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
+      const now = BigInt(Date.now()) * 1_000_000n;
+      const spans = [1, 2, 3].map((i) => ({
+        traceId: '0af7651916cd43dd8448eb211c80319c',
+        spanId: `00f067aa0ba902b${i}`,
+        name: 'execute_tool grep',
+        kind: 1,
+        startTimeUnixNano: String(now + BigInt(i) * 1_000_000n),
+        endTimeUnixNano: String(now + BigInt(i) * 2_000_000n),
+        attributes: [
+          str('gen_ai.operation.name', 'execute_tool'),
+          str('gen_ai.tool.name', 'grep'),
+          str('loopguard.signature', 'grep:3fa94c1e0b2d7a55'),
+          str('loopguard.scope', 'run-ch'),
+          str('loopguard.action', i === 3 ? 'block' : 'allow'),
+        ],
+        events:
+          i === 3
+            ? [
+                {
+                  timeUnixNano: String(now),
+                  name: 'loopguard.block',
+                  attributes: [str('loopguard.axis', 'repetition')],
+                },
+              ]
+            : [],
+      }));
+      const res = await fetch(`${dashboard.url}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          resourceSpans: [
+            {
+              resource: { attributes: [str('service.name', 'ch-agent')] },
+              scopeSpans: [{ spans }],
+            },
+          ],
+        }),
+      });
+      expect(res.status).toBe(200);
+      const hotspots = (await (await fetch(`${dashboard.url}/api/hotspots?range=1h`)).json()) as {
+        rows: { signature: string; calls: number; blocks: number }[];
+      };
+      expect(hotspots.rows).toEqual([
+        expect.objectContaining({ signature: 'grep:3fa94c1e0b2d7a55', calls: 3, blocks: 1 }),
+      ]);
+      const metrics = await (await fetch(`${dashboard.url}/metrics`)).text();
+      expect(metrics).toContain('loopguard_halted_sessions_total{service="ch-agent"} 1');
+      expect(metrics).toContain(
+        'loopguard_decisions_total{service="ch-agent",tool="grep",axis="repetition",action="block"} 1',
+      );
+      expect(metrics).toContain('loopguard_ingested_spans_total 3');
+    } finally {
+      await dashboard.close();
       await shim.close();
     }
   });
