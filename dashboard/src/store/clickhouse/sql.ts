@@ -118,14 +118,27 @@ export function rollupRows(
     edge.push(`${column} = ${param}`);
     params[key] = value;
   }
-  params.from = Math.trunc(filter.from);
-  params.to = Math.trunc(filter.to);
-  edge.push(`((Timestamp >= fromUnixTimestamp64Milli({from:Int64}) AND Timestamp < fromUnixTimestamp64Milli({fromCeil:Int64}))
-    OR (Timestamp >= fromUnixTimestamp64Milli({toFloor:Int64}) AND Timestamp < fromUnixTimestamp64Milli({to:Int64})))`);
-  const derived = `${src.derived.slice(1, -1)} ${where(edge)}`;
-  return `(SELECT * FROM ${view.target} ${where(conds)}
-    UNION ALL
-    SELECT * FROM (${view.select.replaceAll('{{derive}}', derived)}))`;
+  // Each partial minute is its own branch (a plain range, so the primary key and PREWHERE
+  // apply); an aligned bound adds none.
+  const edges: string[] = [];
+  if (filter.from < span.fromCeil) {
+    params.from = Math.trunc(filter.from);
+    edges.push(
+      'Timestamp >= fromUnixTimestamp64Milli({from:Int64}) AND Timestamp < fromUnixTimestamp64Milli({fromCeil:Int64})',
+    );
+  }
+  if (span.toFloor < filter.to) {
+    params.to = Math.trunc(filter.to);
+    edges.push(
+      'Timestamp >= fromUnixTimestamp64Milli({toFloor:Int64}) AND Timestamp < fromUnixTimestamp64Milli({to:Int64})',
+    );
+  }
+  const branches = [`SELECT * FROM ${view.target} ${where(conds)}`];
+  for (const range of edges) {
+    const derived = `${src.derived.slice(1, -1)} ${where([...edge, range])}`;
+    branches.push(`SELECT * FROM (${view.select.replaceAll('{{derive}}', derived)})`);
+  }
+  return `(${branches.join(' UNION ALL ')})`;
 }
 
 /** Events of a row (parallel arrays) as API events with ms times. */
