@@ -55,7 +55,8 @@ function decide(ctx: CallContext, scopeKey: string, hash: string, findings: Find
     count: ctx.sig.calls,
     findings,
     axis: top?.axis,
-    message: findings.length === 1 ? top?.message : findings.map((f) => f.message).join('\n') || undefined,
+    message:
+      findings.length === 1 ? top?.message : findings.map((f) => f.message).join('\n') || undefined,
     level,
   } as Decision;
 }

@@ -1,8 +1,14 @@
 import type { Axis, Decision, Finding } from './types.js';
 
+function ordinal(n: number): string {
+  const tens = n % 100;
+  if (tens >= 11 && tens <= 13) return `${n}th`;
+  return `${n}${{ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th'}`;
+}
+
 const NUDGES = [
   (tool: string, n: number) =>
-    `[loopguard] Reminder: this is the ${n}th call in a row to ${tool} with identical arguments. ` +
+    `[loopguard] Reminder: this is the ${ordinal(n)} call in a row to ${tool} with identical arguments. ` +
     'Re-read the result above before calling it again: if it already answers the question, move on; ' +
     'if the repeat is intentional, carry on.',
   (tool: string, n: number) =>
@@ -32,21 +38,29 @@ const AXIS_TEXT: Record<Axis, (tool: string, count: number) => string> = {
   poll: (tool, n) => `${tool} was polled ${n} times without its result changing`,
 };
 
-/** The text of a warn, block or halt finding. */
+/**
+ * The text of a warn, block or halt finding. `refused` is true for a call blocked before it
+ * ran; an after-call block reports a call that did run and announces the refusal of the next.
+ */
 export function findingText(
   axis: Axis,
   action: Finding['action'],
   tool: string,
   count: number,
+  refused = false,
 ): string {
   const what = AXIS_TEXT[axis](tool, count);
   switch (action) {
     case 'warn':
       return `[loopguard] Warning: ${what}. Change approach instead of repeating the same call.`;
     case 'block':
-      return `[loopguard] Blocked: ${what}. This call was not executed. Use a different approach or report what is blocking you.`;
+      return refused
+        ? `[loopguard] Blocked: ${what}. This call was not executed. Use a different approach or report what is blocking you.`
+        : `[loopguard] Limit reached: ${what}. Further identical calls will be refused. Use a different approach or report what is blocking you.`;
     case 'halt':
-      return `[loopguard] Halted: ${what}. The run is being stopped; no further tool calls will run in this turn.`;
+      return refused
+        ? `[loopguard] Halted: ${what}. This run has been stopped; this call was not executed.`
+        : `[loopguard] Halted: ${what}. The run is being stopped; no further tool calls will run in this turn.`;
     default:
       return `[loopguard] ${what}.`;
   }

@@ -11,6 +11,8 @@ const SWEEP_PER_ACCESS = 8;
  */
 export class ScopeMap<V> {
   readonly #entries = new Map<string, Entry<V>>();
+  #lastKey: string | undefined;
+  #lastEntry: Entry<V> | undefined;
 
   constructor(
     private readonly max: number,
@@ -19,20 +21,33 @@ export class ScopeMap<V> {
 
   /** The live entry for `key`, touched, or a new one from `create`. */
   acquire(key: string, now: number, create: () => V): V {
+    const last = this.#lastEntry;
+    if (key === this.#lastKey && last !== undefined && now - last.lastSeen <= this.idleMs) {
+      // Already the most recently used entry: nothing to reorder.
+      last.lastSeen = now;
+      return last.value;
+    }
     this.#sweep(now);
-    const entry = this.#entries.get(key);
+    let entry = this.#entries.get(key);
     if (entry !== undefined) {
       this.#entries.delete(key);
-      entry.lastSeen = now;
+      if (now - entry.lastSeen > this.idleMs) entry = { value: create(), lastSeen: now };
+      else entry.lastSeen = now;
       this.#entries.set(key, entry);
+      this.#lastKey = key;
+      this.#lastEntry = entry;
       return entry.value;
     }
     const value = create();
-    this.#entries.set(key, { value, lastSeen: now });
+    entry = { value, lastSeen: now };
+    this.#entries.set(key, entry);
+    this.#lastKey = key;
+    this.#lastEntry = entry;
     while (this.#entries.size > this.max) {
       const oldest = this.#entries.keys().next();
       if (oldest.done) break;
       this.#entries.delete(oldest.value);
+      if (oldest.value === this.#lastKey) this.#forgetLast();
     }
     return value;
   }
@@ -42,7 +57,7 @@ export class ScopeMap<V> {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     if (now - entry.lastSeen > this.idleMs) {
-      this.#entries.delete(key);
+      this.delete(key);
       return undefined;
     }
     return entry.value;
@@ -50,10 +65,16 @@ export class ScopeMap<V> {
 
   delete(key: string): void {
     this.#entries.delete(key);
+    if (key === this.#lastKey) this.#forgetLast();
   }
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  #forgetLast(): void {
+    this.#lastKey = undefined;
+    this.#lastEntry = undefined;
   }
 
   #sweep(now: number): void {
@@ -61,6 +82,7 @@ export class ScopeMap<V> {
     for (const [key, entry] of this.#entries) {
       if (checked++ >= SWEEP_PER_ACCESS || now - entry.lastSeen <= this.idleMs) return;
       this.#entries.delete(key);
+      if (key === this.#lastKey) this.#forgetLast();
     }
   }
 }

@@ -96,9 +96,41 @@ function withoutKeys(args: unknown, ignore: readonly string[]): unknown {
   return copy;
 }
 
+const CACHE_MAX_ENTRIES = 1024;
+const CACHE_MAX_TEXT = 4096;
+
+/** A small bounded memo: agents repeat identical arguments, which is the point of this library. */
+class HashMemo {
+  readonly #entries = new Map<string, string>();
+
+  get(key: string, compute: () => string): string {
+    let value = this.#entries.get(key);
+    if (value !== undefined) return value;
+    value = compute();
+    if (key.length <= CACHE_MAX_TEXT) {
+      if (this.#entries.size >= CACHE_MAX_ENTRIES) {
+        const oldest = this.#entries.keys().next();
+        if (!oldest.done) this.#entries.delete(oldest.value);
+      }
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+}
+
+const byCanonical = new HashMemo();
+const byRawString = new HashMemo();
+
+function sha256Hex(text: string): string {
+  return byCanonical.get(text, () => hash('sha256', text, 'hex'));
+}
+
 /** Lowercase hex SHA-256 of the canonical JSON of the arguments (contract section 1). */
 export function argsHash(args: unknown, ignoreArgs: readonly string[] = []): string {
-  return hash('sha256', canonicalJson(withoutKeys(normalizeArgs(args), ignoreArgs)), 'hex');
+  if (typeof args === 'string' && ignoreArgs.length === 0) {
+    return byRawString.get(args, () => sha256Hex(canonicalJson(normalizeArgs(args))));
+  }
+  return sha256Hex(canonicalJson(withoutKeys(normalizeArgs(args), ignoreArgs)));
 }
 
 /** `<tool>:<first 16 hex digits of argsHash>`. */
@@ -115,8 +147,28 @@ export function signatureFromHash(tool: string, fullHash: string): string {
   return `${tool}:${fullHash.slice(0, HEX16)}`;
 }
 
-/** A short internal hash of a tool result, for the no-progress, cycle and poll axes. */
+const NATIVE_HASH_FROM = 2048;
+
+/** 53-bit non-cryptographic string hash (cyrb53), base 36. */
+function quickHash(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
+/**
+ * A short internal hash of a tool result, for the no-progress, cycle and poll axes: it only
+ * compares a result with recent ones, so a fast 53-bit hash serves short results and SHA-1
+ * long ones.
+ */
 export function resultHash(result: unknown): string {
   const text = typeof result === 'string' ? result : canonicalJson(result ?? null);
-  return hash('sha1', text, 'base64');
+  return text.length < NATIVE_HASH_FROM ? quickHash(text) : hash('sha1', text, 'base64');
 }

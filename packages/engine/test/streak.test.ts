@@ -160,3 +160,14 @@ describe('streak nudge (reference 000)', () => {
     expect(run[8]!.streak).toBe(9);
   });
 });
+
+describe('notice texts', () => {
+  it('uses correct ordinals and tells a refused call from one that ran', async () => {
+    const { nudgeText, findingText } = await import('../src/notice.js');
+    expect(nudgeText('grep', 3, 1)).toContain('3rd call');
+    expect(nudgeText('grep', 11, 1)).toContain('11th call');
+    expect(nudgeText('grep', 22, 1)).toContain('22nd call');
+    expect(findingText('repetition', 'block', 'bash', 8)).not.toContain('not executed');
+    expect(findingText('repetition', 'block', 'bash', 8, true)).toContain('not executed');
+  });
+});

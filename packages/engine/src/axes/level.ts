@@ -43,5 +43,5 @@ export function stopFinding(
   threshold: number,
   action: 'block' | 'halt',
 ): Finding {
-  return { axis, action, count, threshold, message: findingText(axis, action, tool, count) };
+  return { axis, action, count, threshold, message: findingText(axis, action, tool, count, true) };
 }
