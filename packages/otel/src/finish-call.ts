@@ -112,8 +112,10 @@ export function finish<T>(
       message: outcome === 'blocked' ? (decision.findings[0]?.message ?? 'blocked') : errorType,
     });
   }
-  if (state.capture.enabled && outcome !== 'error' && error === undefined) {
-    span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, captureValue(result, state.capture));
+  // What the tool itself returned (never loopguard's notice or a synthetic block result), so a
+  // replay of the export sees the same results the engine saw.
+  if (state.capture.enabled && outcome !== 'blocked' && error === undefined) {
+    span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, captureValue(value, state.capture));
   }
   span.end();
   call.ended = true;

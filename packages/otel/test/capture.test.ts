@@ -68,4 +68,21 @@ describe('capture', () => {
     expect(args.endsWith('…')).toBe(true);
     expect(truncated?.attributes['gen_ai.tool.call.result']).toBe(`${'y'.repeat(19)}…`);
   });
+
+  it('captures what the tool returned, not the notice appended for the model', async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({
+      tracerProvider: telemetry.tracerProvider,
+      engine: quiet,
+      capture: true,
+    });
+    const seen: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      seen.push(await guard.traceToolCall({ tool: 'grep', args: { q: 'x' } }, () => `hit ${i}`));
+    }
+    expect(String(seen[2])).toContain('[loopguard]');
+    const third = telemetry.spans()[2];
+    expect(third?.attributes['loopguard.action']).toBe('nudge');
+    expect(third?.attributes['gen_ai.tool.call.result']).toBe('hit 2');
+  });
 });
