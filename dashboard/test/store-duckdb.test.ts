@@ -28,4 +28,15 @@ describe('duckdb file store', () => {
     expect((await second.summary({ from: T0, to: T0 + 1 })).warns).toBe(1);
     await second.close();
   });
+
+  it('stores a span larger than the default JSON buffer', async () => {
+    const store = await openDuckDbStore({ path: join(dir, 'big.duckdb') });
+    const big = 'x'.repeat(20 * 1024 * 1024);
+    const span = makeToolSpan({ timeMs: T0, attributes: { 'gen_ai.tool.call.result': big } });
+    await store.insert([span, makeToolSpan({ timeMs: T0 })]);
+    const [stored] = await store.trace(span.traceId);
+    expect(stored!.attributes['gen_ai.tool.call.result']).toHaveLength(big.length);
+    expect((await store.summary({ from: T0, to: T0 + 1 })).calls).toBe(2);
+    await store.close();
+  });
 });

@@ -105,14 +105,19 @@ export const STAGE_COLUMNS: Record<string, string> = {
   et: 'VARCHAR',
 };
 
-/** `INSERT ... SELECT` from a staged NDJSON file (the path is bound as a literal, quotes doubled). */
-export function insertFromStageSql(path: string): string {
+/**
+ * `INSERT ... SELECT` from a staged NDJSON file (the path is bound as a literal, quotes doubled).
+ * `longestLine` sizes read_json's buffer: a larger buffer than needed costs time on every call.
+ */
+export function insertFromStageSql(path: string, longestLine = 0): string {
+  let bufferBytes = 1 << 20;
+  while (bufferBytes <= longestLine + 1) bufferBytes *= 2;
   const cols = Object.entries(STAGE_COLUMNS)
     .map(([k, v]) => `${k}: '${v.replaceAll("'", "''")}'`)
     .join(', ');
   const order = Object.keys(STAGE_COLUMNS).join(', ');
   const file = path.replaceAll("'", "''");
-  return `INSERT INTO otel_traces SELECT ${order} FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = 268435456, columns = {${cols}})`;
+  return `INSERT INTO otel_traces SELECT ${order} FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = ${bufferBytes}, columns = {${cols}})`;
 }
 
 /** Upserts staged hourly rollup rows (NDJSON of RollupRow) into loopguard_hotspots_hourly. */

@@ -113,7 +113,12 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     const { fields, deltas } = computeDeltas(spans);
     const file = join(stageDir, `batch-${stageSeq++}.ndjson`);
     const lines: string[] = [];
-    for (let i = 0; i < spans.length; i++) lines.push(stageLine(spans[i]!, fields[i]!));
+    let longest = 0;
+    for (let i = 0; i < spans.length; i++) {
+      const line = stageLine(spans[i]!, fields[i]!);
+      if (line.length > longest) longest = line.length;
+      lines.push(line);
+    }
     writeFileSync(file, lines.join('\n'));
     const rollupFile = `${file}.rollup`;
     const rollup = [...deltas.rollup.values()].map((r) => JSON.stringify(r));
@@ -125,7 +130,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
       await writer.run(async (c) => {
         await c.run('BEGIN TRANSACTION');
         try {
-          if (spans.length) await c.run(insertFromStageSql(file));
+          if (spans.length) await c.run(insertFromStageSql(file, longest * 3));
           if (rollup.length) await c.run(rollupUpsertSql(rollupFile));
           if (sessionRows.length) await c.run(sessionRollupUpsertSql(sessionFile));
           for (const sql of counterUpserts(deltas)) await c.run(sql);
