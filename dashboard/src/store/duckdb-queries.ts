@@ -191,10 +191,11 @@ export async function querySeries(
   bucketMs: number,
 ): Promise<Series> {
   const bucket = Math.max(1, Math.trunc(bucketMs));
-  const params: Params = { bucket: BigInt(bucket) };
+  const params: Params = {};
   const where = callWhere(filter, params);
+  // the bucket is an integer literal: as a bound parameter DuckDB evaluates it per row (18x slower)
   const rows = await read(
-    `SELECT ("StartMs" // $bucket) * $bucket AS t, "LoopAction" AS action, count(*) AS n
+    `SELECT ("StartMs" // ${bucket}) * ${bucket} AS t, "LoopAction" AS action, count(*) AS n
     FROM otel_traces ${where} GROUP BY 1, 2 ORDER BY 1`,
     params,
   );

@@ -95,7 +95,11 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
   const instance = await DuckDBInstance.create(path);
   const writer = new Serial(await instance.connect());
   const readers = [new Serial(await instance.connect()), new Serial(await instance.connect())];
-  await writer.run((c) => c.run(SCHEMA_SQL));
+  await writer.run(async (c) => {
+    await c.run(SCHEMA_SQL);
+    // fewer, larger checkpoints: commits only append to the WAL until it holds 256 MB
+    await c.run("SET checkpoint_threshold = '256MB'");
+  });
   const stageDir = mkdtempSync(join(tmpdir(), 'loopguard-stage-'));
   let stageSeq = 0;
   let nextReader = 0;
