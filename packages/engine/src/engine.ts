@@ -155,26 +155,32 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const ok = call.ok ?? true;
     const result = resultHash(call.result);
     const findings: Finding[] = [];
-    const add = (finding: Finding | undefined) => {
-      if (finding !== undefined) findings.push(finding);
-    };
+    let finding: Finding | undefined;
     if (policy.kind !== 'poller' && policy.nudge && !excluded.has(call.tool)) {
-      add(streakFinding(call.tool, scope.streak, thresholds.current()));
+      finding = streakFinding(call.tool, scope.streak, thresholds.current());
+      if (finding) findings.push(finding);
     }
     if (ok) {
       ctx.sig.exactFailures = 0;
       if (policy.kind === 'mutating') clearProgress(scope);
-      if (policy.kind === 'poller') add(pollAfter(ctx, result));
-      else {
-        add(repetitionAfter(ctx));
-        add(noProgressAfter(ctx, result));
+      if (policy.kind === 'poller') {
+        finding = pollAfter(ctx, result);
+        if (finding) findings.push(finding);
+      } else {
+        finding = repetitionAfter(ctx);
+        if (finding) findings.push(finding);
+        finding = noProgressAfter(ctx, result);
+        if (finding) findings.push(finding);
       }
     } else {
-      add(exactFailureAfter(ctx));
-      add(sameToolFailureAfter(ctx));
+      finding = exactFailureAfter(ctx);
+      if (finding) findings.push(finding);
+      finding = sameToolFailureAfter(ctx);
+      if (finding) findings.push(finding);
     }
     ctx.sig.lastResult = result;
-    add(cycleAfter(ctx, `${signature}|${ok ? '' : '!'}${result}`));
+    finding = cycleAfter(ctx, ok ? `${signature}|${result}` : `${signature}!${result}`);
+    if (finding) findings.push(finding);
     recordHalt(scope, findings);
     return decide(ctx, scopeKey, hash, findings);
   };

@@ -24,13 +24,23 @@ export function normalizeArgs(args: unknown): unknown {
 }
 
 const OMIT = Symbol('omit');
+
+/** JSON text of a string: most strings need no escaping, and quoting them beats JSON.stringify. */
+function quote(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff))
+      return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
 type Piece = string | typeof OMIT;
 
-function valueText(value: unknown, seen: Set<object>): Piece {
+function valueText(value: unknown, seen: Set<object> | undefined): Piece {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
-      return JSON.stringify(value);
+      return quote(value);
     case 'number':
       return Number.isFinite(value) ? String(value) : 'null';
     case 'boolean':
@@ -45,10 +55,12 @@ function valueText(value: unknown, seen: Set<object>): Piece {
   }
 }
 
-function objectText(value: object, seen: Set<object>): Piece {
+function objectText(value: object, parents: Set<object> | undefined): Piece {
   const withJson = value as { toJSON?: () => unknown };
-  if (typeof withJson.toJSON === 'function') return valueText(withJson.toJSON(), seen);
-  if (seen.has(value)) return '"[Circular]"';
+  if (typeof withJson.toJSON === 'function') return valueText(withJson.toJSON(), parents);
+  if (parents?.has(value)) return '"[Circular]"';
+  // The set of enclosing objects is only needed once there is nesting.
+  const seen = parents ?? new Set<object>();
   seen.add(value);
   let text: string;
   if (Array.isArray(value)) {
@@ -67,7 +79,7 @@ function objectText(value: object, seen: Set<object>): Piece {
     for (const key of keys) {
       const item = valueText(record[key], seen);
       if (item === OMIT) continue;
-      text += `${first ? '' : ','}${JSON.stringify(key)}:${item}`;
+      text += `${first ? '' : ','}${quote(key)}:${item}`;
       first = false;
     }
     text += '}';
@@ -81,7 +93,7 @@ function objectText(value: object, seen: Set<object>): Piece {
  * non-ASCII characters as themselves, numbers as JavaScript prints them.
  */
 export function canonicalJson(value: unknown): string {
-  const text = valueText(value, new Set());
+  const text = valueText(value, undefined);
   return text === OMIT ? 'null' : text;
 }
 
@@ -118,11 +130,12 @@ class HashMemo {
   }
 }
 
-const byCanonical = new HashMemo();
+// Looking a freshly built canonical string up costs about as much as hashing it, so only the
+// raw JSON strings that models emit are memoised.
 const byRawString = new HashMemo();
 
 function sha256Hex(text: string): string {
-  return byCanonical.get(text, () => hash('sha256', text, 'hex'));
+  return hash('sha256', text, 'hex');
 }
 
 /** Lowercase hex SHA-256 of the canonical JSON of the arguments (contract section 1). */
@@ -147,6 +160,7 @@ export function signatureFromHash(tool: string, fullHash: string): string {
   return `${tool}:${fullHash.slice(0, HEX16)}`;
 }
 
+const VERBATIM_UP_TO = 64;
 const NATIVE_HASH_FROM = 2048;
 
 /** 53-bit non-cryptographic string hash (cyrb53), base 36. */
@@ -164,11 +178,12 @@ function quickHash(text: string): string {
 }
 
 /**
- * A short internal hash of a tool result, for the no-progress, cycle and poll axes: it only
- * compares a result with recent ones, so a fast 53-bit hash serves short results and SHA-1
- * long ones.
+ * A short internal key of a tool result, for the no-progress, cycle and poll axes: it only
+ * compares a result with recent ones, so short results stand for themselves, a fast 53-bit hash
+ * serves medium ones and SHA-1 long ones.
  */
 export function resultHash(result: unknown): string {
   const text = typeof result === 'string' ? result : canonicalJson(result ?? null);
+  if (text.length <= VERBATIM_UP_TO) return `=${text}`;
   return text.length < NATIVE_HASH_FROM ? quickHash(text) : hash('sha1', text, 'base64');
 }
