@@ -35,8 +35,15 @@ async function* jsonlLines(
 
 async function* otlpLines(
   file: string,
+  err: NodeJS.WritableStream,
 ): AsyncGenerator<{ line: number; value: ReplayLine | string }> {
-  const { calls } = parseOtlpTrace(await readFile(file, 'utf8'));
+  const { calls, skipped } = parseOtlpTrace(await readFile(file, 'utf8'));
+  if (skipped > 0) {
+    err.write(
+      `loopguard: ${skipped} tool span(s) without captured arguments were left out; record with ` +
+        'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true to replay them\n',
+    );
+  }
   for (const [i, call] of calls.entries()) yield { line: i + 1, value: call };
 }
 
@@ -54,7 +61,7 @@ export async function runReplay(options: ReplayOptions): Promise<number> {
   if (!options.json) options.out.write(`${tableHeader()}\n`);
   let seen = 0;
   for await (const { line, value } of options.otlp
-    ? otlpLines(options.file)
+    ? otlpLines(options.file, options.err)
     : jsonlLines(options.file)) {
     seen += 1;
     if (progress && seen % PROGRESS_EVERY === 0) options.err.write(`\rreplayed ${seen} lines…`);

@@ -4,6 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import type { ReplayRecord } from '../src/replay.js';
 import { runReplay } from '../src/replay-command.js';
@@ -21,7 +27,7 @@ function collect(stream: PassThrough): () => string {
 
 async function replay(
   file: string,
-  extra: { json?: boolean; config?: string; all?: boolean } = {},
+  extra: { json?: boolean; config?: string; all?: boolean; otlp?: boolean } = {},
 ) {
   const out = new PassThrough();
   const err = new PassThrough();
@@ -30,7 +36,7 @@ async function replay(
   const code = await runReplay({
     file,
     json: extra.json ?? true,
-    otlp: false,
+    otlp: extra.otlp ?? false,
     all: extra.all ?? false,
     config: extra.config,
     out,
@@ -111,6 +117,37 @@ describe('loopguard replay --json', () => {
     expect(stderr).toContain(`${path}:4: expected a JSON object`);
     expect(stderr).toContain(`${path}:5: "reset" must be a string`);
     expect(stderr).toContain('3 bad line(s)');
+  });
+});
+
+describe('loopguard replay --otlp', () => {
+  it('replays the execute_tool spans of a real OTLP/JSON export and says how many it left out', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const tracer = provider.getTracer('replay-otlp-test');
+    for (let i = 0; i < 4; i++) {
+      const captured = i < 3 ? { 'gen_ai.tool.call.arguments': '{"q":"TODO"}' } : {};
+      tracer
+        .startSpan('execute_tool grep', {
+          startTime: 1_767_000_000_000 + i,
+          attributes: { 'gen_ai.tool.name': 'grep', 'loopguard.scope': 'conv-1', ...captured },
+        })
+        .end();
+    }
+    const text = new TextDecoder().decode(
+      JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans()),
+    );
+    const path = file([text]);
+    const { code, stdout, stderr } = await replay(path, { otlp: true });
+    expect(code).toBe(0);
+    expect(records(stdout).map((r) => [r.scope, r.tool, r.streak])).toEqual([
+      ['conv-1', 'grep', 1],
+      ['conv-1', 'grep', 2],
+      ['conv-1', 'grep', 3],
+    ]);
+    expect(stderr).toContain('1 tool span(s) without captured arguments were left out');
   });
 });
 
