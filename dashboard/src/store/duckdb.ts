@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { type CounterDeltas, computeDeltas, HOUR_MS } from './counter-deltas.js';
+import { counterSnapshot } from './counter-snapshot.js';
 import { queryHotspots } from './duckdb-hotspots.js';
 import {
   queryFacets,
@@ -207,29 +208,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
       const halted = await read(
         `SELECT "Service" AS service, count(*) AS n FROM loopguard_halted_scopes GROUP BY 1 ORDER BY 1`,
       );
-      const snap: CounterSnapshot = {
-        toolCalls: [],
-        decisions: [],
-        haltedSessions: halted.map((h) => ({ service: String(h.service), value: num(h.n) })),
-        ingestedSpans: 0,
-        rejectedSpans: [],
-      };
-      for (const r of rows) {
-        const [service, tool, axis, action, reason] = [
-          r.Service,
-          r.Tool,
-          r.Axis,
-          r.Action,
-          r.Reason,
-        ].map(String) as [string, string, string, string, string];
-        const value = num(r.Value);
-        if (r.Metric === 'ingested_spans') snap.ingestedSpans += value;
-        else if (r.Metric === 'tool_calls') snap.toolCalls.push({ service, tool, action, value });
-        else if (r.Metric === 'decisions')
-          snap.decisions.push({ service, tool, axis, action, value });
-        else if (r.Metric === 'rejected_spans') snap.rejectedSpans.push({ reason, value });
-      }
-      return snap;
+      return counterSnapshot(rows, halted, 'Value', num);
     },
     async deleteBefore(cutoffMs) {
       if (closed) throw new Error('store is closed');

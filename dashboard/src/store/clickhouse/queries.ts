@@ -1,3 +1,4 @@
+import { counterSnapshot } from '../counter-snapshot.js';
 import { ACTIONS } from '../span-fields.js';
 import type {
   CounterSnapshot,
@@ -195,26 +196,5 @@ export async function queryCounters(src: Source): Promise<CounterSnapshot> {
   const halted = await src.exec.query(
     'SELECT Service AS service, uniqExact(Scope) AS n FROM loopguard_halted_scopes GROUP BY Service ORDER BY Service',
   );
-  const snap: CounterSnapshot = {
-    toolCalls: [],
-    decisions: [],
-    haltedSessions: halted.map((h) => ({ service: String(h.service), value: num(h.n) })),
-    ingestedSpans: 0,
-    rejectedSpans: [],
-  };
-  for (const r of rows) {
-    const [service, tool, axis, action, reason] = [
-      r.Service,
-      r.Tool,
-      r.Axis,
-      r.Action,
-      r.Reason,
-    ].map(String) as [string, string, string, string, string];
-    const value = num(r.v);
-    if (r.Metric === 'ingested_spans') snap.ingestedSpans += value;
-    else if (r.Metric === 'tool_calls') snap.toolCalls.push({ service, tool, action, value });
-    else if (r.Metric === 'decisions') snap.decisions.push({ service, tool, axis, action, value });
-    else if (r.Metric === 'rejected_spans') snap.rejectedSpans.push({ reason, value });
-  }
-  return snap;
+  return counterSnapshot(rows, halted, 'v', num);
 }
