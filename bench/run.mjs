@@ -1,9 +1,12 @@
 // Runs every benchmark in turn: node bench/run.mjs [engine|otel|ingest|clickhouse ...]
+// bench/clickhouse runs on 1 M spans here (its own default, 10 M, takes 5-15 minutes on 2 cores:
+// node bench/clickhouse/run.mjs --rows 10000000).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const all = ['engine', 'otel', 'ingest', 'clickhouse'];
+const extraArgs = { clickhouse: ['--rows', process.env.BENCH_CLICKHOUSE_ROWS ?? '1000000'] };
 const wanted = process.argv.length > 2 ? process.argv.slice(2) : all;
 let failed = 0;
 for (const name of wanted) {
@@ -12,7 +15,8 @@ for (const name of wanted) {
     console.log(`(bench/${name}: not present)`);
     continue;
   }
-  const { status } = spawnSync(process.execPath, ['--expose-gc', script], { stdio: 'inherit' });
+  const args = ['--expose-gc', script, ...(extraArgs[name] ?? [])];
+  const { status } = spawnSync(process.execPath, args, { stdio: 'inherit' });
   if (status !== 0) failed += 1;
   console.log('');
 }
