@@ -15,6 +15,7 @@ import {
   type EffectivePolicy,
   newScope,
   type ScopeState,
+  type SignatureState,
   signatureState,
 } from './state.js';
 import type {
@@ -94,9 +95,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
     tool: string,
     signature: string,
     policy: EffectivePolicy,
+    sig: SignatureState,
   ): CallContext => ({
     scope,
-    sig: signatureState(scope, signature),
+    sig,
     tool,
     signature,
     policy,
@@ -104,20 +106,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
     hardStop: config.guardrails.hardStop,
   });
 
-  const hashFor = (scope: ScopeState, call: CallInput, policy: EffectivePolicy): string =>
-    scope.pendingHash !== undefined && scope.pendingArgs === call.args && call.args !== undefined
-      ? scope.pendingHash
-      : argsHash(call.args, policy.ignoreArgs);
-
   const beforeCall = (call: CallInput): BeforeDecision => {
     const scopeKey = call.scope ?? DEFAULT_SCOPE;
     const scope = scopes.acquire(scopeKey, now(), newScope);
     const policy = policyOf(call.tool);
     const hash = argsHash(call.args, policy.ignoreArgs);
     const signature = signatureFromHash(call.tool, hash);
-    const ctx = context(scope, call.tool, signature, policy);
-    countAttempt(scope, signature);
-    ctx.sig.calls += 1;
+    const ctx = context(scope, call.tool, signature, policy, signatureState(scope, signature));
+    countAttempt(scope, ctx.sig);
     let stop: Finding | undefined;
     if (ctx.hardStop) {
       const halted = scope.halt?.action === 'halt' ? scope.halt : undefined;
@@ -132,9 +128,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       recordHalt(scope, [stop]);
       return decide(ctx, scopeKey, hash, [stop]) as BeforeDecision;
     }
-    scope.pending = signature;
-    scope.pendingArgs = call.args;
-    scope.pendingHash = hash;
+    scope.pending = { tool: call.tool, args: call.args, hash, signature, sig: ctx.sig };
     return decide(ctx, scopeKey, hash, []) as AllowDecision;
   };
 
@@ -142,16 +136,24 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const scopeKey = call.scope ?? DEFAULT_SCOPE;
     const scope = scopes.acquire(scopeKey, now(), newScope);
     const policy = policyOf(call.tool);
-    const hash = hashFor(scope, call, policy);
-    const signature = signatureFromHash(call.tool, hash);
-    const ctx = context(scope, call.tool, signature, policy);
-    if (scope.pending === signature) scope.pending = undefined;
-    else {
-      countAttempt(scope, signature);
-      ctx.sig.calls += 1;
+    const pending = scope.pending;
+    scope.pending = undefined;
+    let ctx: CallContext;
+    let hash: string;
+    if (pending !== undefined && pending.tool === call.tool && pending.args === call.args) {
+      // The call beforeCall admitted: its attempt is counted and its signature known.
+      hash = pending.hash;
+      ctx = context(scope, call.tool, pending.signature, policy, pending.sig);
+    } else {
+      hash = argsHash(call.args, policy.ignoreArgs);
+      const signature = signatureFromHash(call.tool, hash);
+      if (pending !== undefined && pending.signature === signature) {
+        ctx = context(scope, call.tool, signature, policy, pending.sig);
+      } else {
+        ctx = context(scope, call.tool, signature, policy, signatureState(scope, signature));
+        countAttempt(scope, ctx.sig);
+      }
     }
-    scope.pendingArgs = undefined;
-    scope.pendingHash = undefined;
     const ok = call.ok ?? true;
     const result = resultHash(call.result);
     const findings: Finding[] = [];
@@ -179,7 +181,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       if (finding) findings.push(finding);
     }
     ctx.sig.lastResult = result;
-    finding = cycleAfter(ctx, ok ? `${signature}|${result}` : `${signature}!${result}`);
+    finding = cycleAfter(ctx, result, ok);
     if (finding) findings.push(finding);
     recordHalt(scope, findings);
     return decide(ctx, scopeKey, hash, findings);

@@ -184,6 +184,8 @@ function quickHash(text: string): string {
  */
 export function resultHash(result: unknown): string {
   const text = typeof result === 'string' ? result : canonicalJson(result ?? null);
-  if (text.length <= VERBATIM_UP_TO) return `=${text}`;
-  return text.length < NATIVE_HASH_FROM ? quickHash(text) : hash('sha1', text, 'base64');
+  if (text.length <= VERBATIM_UP_TO) return text;
+  return text.length < NATIVE_HASH_FROM
+    ? `#${quickHash(text)}`
+    : `#${hash('sha1', text, 'base64')}`;
 }

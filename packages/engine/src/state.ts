@@ -16,18 +16,32 @@ export interface SignatureState {
   pollRun: number;
 }
 
+/** One call remembered for cycle detection: which signature, what it returned. */
+export interface CycleEntry {
+  sig: SignatureState;
+  result: string;
+  ok: boolean;
+}
+
+/** A call that passed `beforeCall` and awaits its `afterCall`. */
+export interface PendingCall {
+  tool: string;
+  args: unknown;
+  hash: string;
+  signature: string;
+  sig: SignatureState;
+}
+
 /** What the engine remembers about one scope. */
 export interface ScopeState {
-  streakSignature: string | undefined;
+  /** The signature of the current run of identical calls (compared by identity). */
+  streakState: SignatureState | undefined;
   streak: number;
-  /** The signature of a call that passed `beforeCall` and awaits its `afterCall`. */
-  pending: string | undefined;
-  pendingArgs: unknown;
-  pendingHash: string | undefined;
+  pending: PendingCall | undefined;
   signatures: Map<string, SignatureState>;
   toolFailures: Map<string, number>;
-  /** Recent (signature, result) tokens for cycle detection, oldest first. */
-  history: string[];
+  /** Recent calls for cycle detection, oldest first. */
+  history: CycleEntry[];
   halt: Finding | undefined;
 }
 
@@ -58,11 +72,9 @@ export const MAX_SIGNATURES_PER_SCOPE = 4096;
 /** A fresh scope. */
 export function newScope(): ScopeState {
   return {
-    streakSignature: undefined,
+    streakState: undefined,
     streak: 0,
     pending: undefined,
-    pendingArgs: undefined,
-    pendingHash: undefined,
     signatures: new Map(),
     toolFailures: new Map(),
     history: [],

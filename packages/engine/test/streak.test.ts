@@ -171,3 +171,23 @@ describe('notice texts', () => {
     expect(findingText('repetition', 'block', 'bash', 8, true)).toContain('not executed');
   });
 });
+
+describe('beforeCall / afterCall pairing', () => {
+  it('counts an attempt once per call, whether or not beforeCall saw it', () => {
+    const engine = engineWith();
+    // afterCall alone (a host that only reports results)
+    const alone = [1, 2, 3].map((i) =>
+      engine.afterCall({ tool: 'lookup_x', args: { q: 1 }, result: i }),
+    );
+    expect(alone.map((d) => d.streak)).toEqual([1, 2, 3]);
+    expect(alone[2]!.level).toBe(1);
+    // a fresh but equal args object in afterCall is the same call as the one beforeCall admitted
+    engine.beforeCall({ tool: 'lookup_x', args: { q: 1 } });
+    expect(engine.afterCall({ tool: 'lookup_x', args: { q: 1 }, result: 4 }).streak).toBe(4);
+    // a pending call of another tool does not absorb this one
+    engine.beforeCall({ tool: 'other', args: { q: 1 } });
+    const next = engine.afterCall({ tool: 'lookup_x', args: { q: 1 }, result: 5 });
+    expect(next.count).toBe(5);
+    expect(next.streak).toBe(1);
+  });
+});

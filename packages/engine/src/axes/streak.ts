@@ -1,12 +1,13 @@
 import { nudgeText } from '../notice.js';
-import type { ScopeState } from '../state.js';
+import type { ScopeState, SignatureState } from '../state.js';
 import type { Finding } from '../types.js';
 
-/** Counts one attempt of `signature`: the streak grows on a repeat, restarts at 1 otherwise. */
-export function countAttempt(scope: ScopeState, signature: string): void {
-  if (scope.streakSignature === signature) scope.streak += 1;
+/** Counts one attempt of a signature: the streak grows on a repeat, restarts at 1 otherwise. */
+export function countAttempt(scope: ScopeState, sig: SignatureState): void {
+  sig.calls += 1;
+  if (scope.streakState === sig) scope.streak += 1;
   else {
-    scope.streakSignature = signature;
+    scope.streakState = sig;
     scope.streak = 1;
   }
 }
