@@ -2,27 +2,8 @@ import { HOUR_MS } from './counter-deltas.js';
 import { COUNT_ACTIONS, type Reader } from './duckdb-queries.js';
 import { callWhere, num, type Params } from './duckdb-sql.js';
 import { HOTSPOT_SORTS, normalizePage } from './paging.js';
+import { hotspotRow } from './rows.js';
 import type { Hotspot, Page, PageRequest, QueryFilter } from './types.js';
-
-function toHotspot(r: Record<string, unknown>, sessions?: number): Hotspot {
-  const h: Hotspot = {
-    service: String(r.service),
-    tool: String(r.tool),
-    signature: String(r.signature),
-    calls: num(r.calls),
-    longestStreak: num(r.longestStreak),
-    nudges: num(r.nudges),
-    warns: num(r.warns),
-    blocks: num(r.blocks),
-    halts: num(r.halts),
-    sessions: sessions ?? num(r.sessions),
-    repeatSeconds: num(r.repeatSeconds),
-    firstSeen: num(r.firstSeen),
-    lastSeen: num(r.lastSeen),
-  };
-  if (typeof r.sampleArgs === 'string' && r.sampleArgs !== '') h.sampleArgs = r.sampleArgs;
-  return h;
-}
 
 /** Plain aggregation over the span table (used for short ranges, free-text search and sort by sessions). */
 async function rawHotspots(
@@ -47,7 +28,7 @@ async function rawHotspots(
     params,
   );
   const total = rows.length || p.offset === 0 ? num(rows[0]?.total) : await countRaw(read, filter);
-  return { total, rows: rows.map((r) => toHotspot(r)) };
+  return { total, rows: rows.map((r) => hotspotRow(r)) };
 }
 
 async function countRaw(read: Reader, filter: QueryFilter): Promise<number> {
@@ -131,7 +112,7 @@ export async function queryHotspots(
   const sessions = await sessionsOf(read, filter, rows);
   return {
     total: num(rows[0]?.total),
-    rows: rows.map((r) => toHotspot(r, sessions.get(keyOf(r)) ?? 0)),
+    rows: rows.map((r) => hotspotRow(r, sessions.get(keyOf(r)) ?? 0)),
   };
 }
 

@@ -7,14 +7,13 @@ import {
   type Params,
 } from './duckdb-sql.js';
 import { normalizePage, SESSION_SORTS } from './paging.js';
-import { ACTIONS } from './span-fields.js';
+import { seriesFromRows, sessionRow } from './rows.js';
 import type {
   LoopAction,
   Page,
   PageRequest,
   QueryFilter,
   Series,
-  SeriesPoint,
   SessionDetail,
   SessionRow,
   Summary,
@@ -63,27 +62,6 @@ const SESSION_COLUMNS = `"LoopScope" AS scope, min("ServiceName") AS service,
   max("ConversationId") AS "conversationId", count(*) AS calls, max("Streak") AS "longestStreak",
   max("ActionRank") AS "worstRank", max("ActionRank") >= 3 AS halted, ${COUNT_ACTIONS},
   min("StartMs") AS start, max("StartMs" + "Duration" // 1000000) AS "end"`;
-
-/** A SessionRow from an aggregated result row. */
-export function sessionRow(r: Record<string, unknown>): SessionRow {
-  const row: SessionRow = {
-    scope: String(r.scope),
-    service: String(r.service),
-    calls: num(r.calls),
-    longestStreak: num(r.longestStreak),
-    worstAction: ACTIONS[num(r.worstRank)] ?? 'allow',
-    halted: r.halted === true,
-    nudges: num(r.nudges),
-    warns: num(r.warns),
-    blocks: num(r.blocks),
-    start: num(r.start),
-    end: num(r.end),
-  };
-  if (typeof r.conversationId === 'string' && r.conversationId !== '') {
-    row.conversationId = r.conversationId;
-  }
-  return row;
-}
 
 /**
  * Sessions (scopes). Time, service and tool narrow the calls aggregated; action, signature and
@@ -182,7 +160,6 @@ export async function querySession(
 }
 
 /** Max points of a zero-filled series. */
-export const SERIES_MAX_POINTS = 10_000;
 
 /** Calls per action per time bucket, zero-filled over the range. */
 export async function querySeries(
@@ -199,25 +176,7 @@ export async function querySeries(
     FROM otel_traces ${where} GROUP BY 1, 2 ORDER BY 1`,
     params,
   );
-  const points = new Map<number, SeriesPoint>();
-  const point = (t: number): SeriesPoint => {
-    let p = points.get(t);
-    if (!p) {
-      p = { t, allow: 0, nudge: 0, warn: 0, block: 0, halt: 0 };
-      points.set(t, p);
-    }
-    return p;
-  };
-  const first = Math.floor(filter.from / bucket) * bucket;
-  if ((filter.to - first) / bucket <= SERIES_MAX_POINTS) {
-    for (let t = first; t < filter.to; t += bucket) point(t);
-  }
-  for (const r of rows) {
-    const action = String(r.action) as LoopAction;
-    const p = point(num(r.t));
-    if (action in p) p[action] += num(r.n);
-  }
-  return { bucketMs: bucket, points: [...points.values()].sort((a, b) => a.t - b.t) };
+  return seriesFromRows(rows, filter, bucket);
 }
 
 /** Every span of a trace, by start time. */

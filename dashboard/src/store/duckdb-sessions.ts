@@ -1,7 +1,8 @@
 import { HOUR_MS } from './counter-deltas.js';
-import { type Reader, sessionRow } from './duckdb-queries.js';
+import type { Reader } from './duckdb-queries.js';
 import { callWhere, num, type Params } from './duckdb-sql.js';
 import { normalizePage, SESSION_SORTS } from './paging.js';
+import { sessionRow } from './rows.js';
 import type { Page, PageRequest, QueryFilter, SessionRow } from './types.js';
 
 function rawEdge(from: string, to: string, filter: QueryFilter, params: Params): string {

@@ -1,5 +1,5 @@
 import { HOTSPOT_SORTS, normalizePage, SESSION_SORTS } from '../paging.js';
-import { ACTIONS } from '../span-fields.js';
+import { hotspotRow, sessionRow } from '../rows.js';
 import type { Hotspot, Page, PageRequest, QueryFilter, SessionRow } from '../types.js';
 import type { SqlParams } from './executor.js';
 import { rollupViews } from './schema.js';
@@ -21,26 +21,6 @@ const view = (target: string) => {
 };
 
 const ORDER_TAIL = 'calls DESC, signature, service';
-
-function hotspotRow(r: Record<string, unknown>): Hotspot {
-  const h: Hotspot = {
-    service: String(r.service),
-    tool: String(r.tool),
-    signature: String(r.signature),
-    calls: num(r.calls),
-    longestStreak: num(r.longestStreak),
-    nudges: num(r.nudges),
-    warns: num(r.warns),
-    blocks: num(r.blocks),
-    halts: num(r.halts),
-    sessions: num(r.sessions),
-    repeatSeconds: num(r.repeatSeconds),
-    firstSeen: num(r.firstSeen),
-    lastSeen: num(r.lastSeen),
-  };
-  if (typeof r.sampleArgs === 'string' && r.sampleArgs !== '') h.sampleArgs = r.sampleArgs;
-  return h;
-}
 
 /** The SELECT of hotspots over raw spans, or over the minute rollup when it answers exactly. */
 export function hotspotsSql(
@@ -102,7 +82,7 @@ export async function queryHotspots(
     );
     total = num(c?.n);
   }
-  return { total, rows: rows.map(hotspotRow) };
+  return { total, rows: rows.map((r) => hotspotRow(r)) };
 }
 
 /** Aggregate columns of a session over raw derived rows. */
@@ -116,27 +96,6 @@ const ROLLUP_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
   max(ConversationId) AS conversationId, sum(Calls) AS calls, max(LongestStreak) AS longestStreak,
   max(WorstRank) AS worstRank, max(WorstRank) >= 3 AS halted, sum(Nudges) AS nudges,
   sum(Warns) AS warns, sum(Blocks) AS blocks, min(Start) AS start, max(End) AS end`;
-
-/** A SessionRow from an aggregated row. */
-export function sessionRow(r: Record<string, unknown>): SessionRow {
-  const row: SessionRow = {
-    scope: String(r.scope),
-    service: String(r.service),
-    calls: num(r.calls),
-    longestStreak: num(r.longestStreak),
-    worstAction: ACTIONS[num(r.worstRank)] ?? 'allow',
-    halted: r.halted === true || num(r.halted) === 1,
-    nudges: num(r.nudges),
-    warns: num(r.warns),
-    blocks: num(r.blocks),
-    start: num(r.start),
-    end: num(r.end),
-  };
-  if (typeof r.conversationId === 'string' && r.conversationId !== '') {
-    row.conversationId = r.conversationId;
-  }
-  return row;
-}
 
 /** The FROM/GROUP/HAVING of the sessions query, raw or from the minute rollup. */
 export function sessionsSql(

@@ -1,18 +1,17 @@
 import { counterSnapshot } from '../counter-snapshot.js';
-import { ACTIONS } from '../span-fields.js';
+import { seriesFromRows, sessionRow } from '../rows.js';
 import type {
   CounterSnapshot,
   LoopAction,
   QueryFilter,
   Series,
-  SeriesPoint,
   SessionDetail,
   Summary,
   TimelineCall,
   TraceSpan,
 } from '../types.js';
 import type { SqlParams } from './executor.js';
-import { RAW_SESSION_COLUMNS, sessionRow } from './lists.js';
+import { RAW_SESSION_COLUMNS } from './lists.js';
 import { events, num, rawConditions, type Source, where } from './sql.js';
 
 /** Totals of a range: spans of any kind, then calls by action and distinct sessions. */
@@ -104,7 +103,6 @@ export async function querySession(
 }
 
 /** Max points of a zero-filled series. */
-export const SERIES_MAX_POINTS = 10_000;
 
 /** Calls per action per time bucket, zero-filled over the range. */
 export async function querySeries(
@@ -119,25 +117,7 @@ export async function querySeries(
     FROM ${src.derived} ${where(rawConditions(filter, params))} GROUP BY t, action ORDER BY t`,
     params,
   );
-  const points = new Map<number, SeriesPoint>();
-  const point = (t: number): SeriesPoint => {
-    let p = points.get(t);
-    if (!p) {
-      p = { t, allow: 0, nudge: 0, warn: 0, block: 0, halt: 0 };
-      points.set(t, p);
-    }
-    return p;
-  };
-  const first = Math.floor(filter.from / bucket) * bucket;
-  if ((filter.to - first) / bucket <= SERIES_MAX_POINTS) {
-    for (let t = first; t < filter.to; t += bucket) point(t);
-  }
-  for (const r of rows) {
-    const action = String(r.action);
-    const p = point(num(r.t));
-    if ((ACTIONS as readonly string[]).includes(action)) p[action as LoopAction] += num(r.n);
-  }
-  return { bucketMs: bucket, points: [...points.values()].sort((a, b) => a.t - b.t) };
+  return seriesFromRows(rows, filter, bucket);
 }
 
 /** Every span of a trace, by start time. */

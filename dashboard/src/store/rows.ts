@@ -1,0 +1,80 @@
+import { ACTIONS } from './span-fields.js';
+import type { Hotspot, LoopAction, QueryFilter, Series, SeriesPoint, SessionRow } from './types.js';
+
+type Row = Record<string, unknown>;
+
+/** Most empty buckets a series is padded with; longer ranges return only the buckets with data. */
+export const SERIES_MAX_POINTS = 10_000;
+
+/** A number from a SQL value of either store (bigint, number, numeric string, null, ''). */
+export function toNumber(value: unknown): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'bigint') return Number(value);
+  if (value === null || value === undefined || value === '') return 0;
+  return Number(value);
+}
+
+/** A Hotspot from an aggregated row; `sessions` overrides the row's count when given. */
+export function hotspotRow(r: Row, sessions?: number): Hotspot {
+  const h: Hotspot = {
+    service: String(r.service),
+    tool: String(r.tool),
+    signature: String(r.signature),
+    calls: toNumber(r.calls),
+    longestStreak: toNumber(r.longestStreak),
+    nudges: toNumber(r.nudges),
+    warns: toNumber(r.warns),
+    blocks: toNumber(r.blocks),
+    halts: toNumber(r.halts),
+    sessions: sessions ?? toNumber(r.sessions),
+    repeatSeconds: toNumber(r.repeatSeconds),
+    firstSeen: toNumber(r.firstSeen),
+    lastSeen: toNumber(r.lastSeen),
+  };
+  if (typeof r.sampleArgs === 'string' && r.sampleArgs !== '') h.sampleArgs = r.sampleArgs;
+  return h;
+}
+
+/** A SessionRow from an aggregated row (`halted` as a boolean or 0/1). */
+export function sessionRow(r: Row): SessionRow {
+  const row: SessionRow = {
+    scope: String(r.scope),
+    service: String(r.service),
+    calls: toNumber(r.calls),
+    longestStreak: toNumber(r.longestStreak),
+    worstAction: ACTIONS[toNumber(r.worstRank)] ?? 'allow',
+    halted: r.halted === true || toNumber(r.halted) === 1,
+    nudges: toNumber(r.nudges),
+    warns: toNumber(r.warns),
+    blocks: toNumber(r.blocks),
+    start: toNumber(r.start),
+    end: toNumber(r.end),
+  };
+  if (typeof r.conversationId === 'string' && r.conversationId !== '') {
+    row.conversationId = r.conversationId;
+  }
+  return row;
+}
+
+/** The series of `(t, action, n)` rows, padded with empty buckets across the range when few. */
+export function seriesFromRows(rows: readonly Row[], filter: QueryFilter, bucket: number): Series {
+  const points = new Map<number, SeriesPoint>();
+  const point = (t: number): SeriesPoint => {
+    let p = points.get(t);
+    if (!p) {
+      p = { t, allow: 0, nudge: 0, warn: 0, block: 0, halt: 0 };
+      points.set(t, p);
+    }
+    return p;
+  };
+  const first = Math.floor(filter.from / bucket) * bucket;
+  if ((filter.to - first) / bucket <= SERIES_MAX_POINTS) {
+    for (let t = first; t < filter.to; t += bucket) point(t);
+  }
+  for (const r of rows) {
+    const action = String(r.action);
+    const p = point(toNumber(r.t));
+    if ((ACTIONS as readonly string[]).includes(action)) p[action as LoopAction] += toNumber(r.n);
+  }
+  return { bucketMs: bucket, points: [...points.values()].sort((a, b) => a.t - b.t) };
+}
