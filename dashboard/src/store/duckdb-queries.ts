@@ -159,8 +159,6 @@ export async function querySession(
   return { session: sessionRow(head), calls };
 }
 
-/** Max points of a zero-filled series. */
-
 /** Calls per action per time bucket, zero-filled over the range. */
 export async function querySeries(
   read: Reader,
