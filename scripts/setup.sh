@@ -16,7 +16,7 @@ if ((${#missing[@]} > 0)); then
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     echo "setup: installing ${missing[*]} (apt)"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
   else
     echo "setup: apt-get not found; install ${APT_PACKAGES[*]} yourself for the browser, alert and compose tests" >&2
   fi
