@@ -36,6 +36,10 @@ function version(): string {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const { stdout: out, stderr: err } = process;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    out.write(HELP);
+    return 0;
+  }
   switch (command) {
     case undefined:
     case '-h':
