@@ -170,6 +170,10 @@ describe('the loopguard binary', () => {
     expect(execFileSync(process.execPath, [bin, '--help'], { encoding: 'utf8' })).toContain(
       'loopguard replay',
     );
+    const dashboardHelp = execFileSync(process.execPath, [bin, 'dashboard', '--help'], {
+      encoding: 'utf8',
+    });
+    expect(dashboardHelp).toContain('--retention');
     const bad = spawnSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8' });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('unknown command "frobnicate"');
