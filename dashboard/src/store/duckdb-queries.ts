@@ -7,9 +7,8 @@ import {
   type Params,
 } from './duckdb-sql.js';
 import { normalizePage, SESSION_SORTS } from './paging.js';
-import { seriesFromRows, sessionRow } from './rows.js';
+import { seriesFromRows, sessionRow, timelineCall } from './rows.js';
 import type {
-  LoopAction,
   Page,
   PageRequest,
   QueryFilter,
@@ -17,7 +16,6 @@ import type {
   SessionDetail,
   SessionRow,
   Summary,
-  TimelineCall,
   TraceSpan,
 } from './types.js';
 
@@ -136,26 +134,7 @@ export async function querySession(
     FROM otel_traces ${clause} ORDER BY "Timestamp", "SpanId" LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
-  const calls = rows.map((r): TimelineCall => {
-    const outcome = String(r.Outcome);
-    const call: TimelineCall = {
-      traceId: String(r.TraceId),
-      spanId: String(r.SpanId),
-      time: num(r.StartMs),
-      durationMs: num(r.Duration) / 1e6,
-      tool: String(r.ToolName),
-      signature: String(r.Signature),
-      action: (String(r.LoopAction) || 'allow') as LoopAction,
-      streak: num(r.Streak),
-      count: num(r.LoopCount),
-      outcome: outcome === 'error' || outcome === 'blocked' ? outcome : 'ok',
-      events: jsonEvents(r.events),
-      attributes: jsonRecord(r.attrs),
-    };
-    if (r.LoopAxis) call.axis = String(r.LoopAxis);
-    if (num(r.NudgeLevel) > 0) call.level = num(r.NudgeLevel);
-    return call;
-  });
+  const calls = rows.map((r) => timelineCall(r, jsonEvents(r.events), jsonRecord(r.attrs)));
   return { session: sessionRow(head), calls };
 }
 

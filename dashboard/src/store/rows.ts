@@ -1,5 +1,13 @@
 import { ACTIONS } from './span-fields.js';
-import type { Hotspot, LoopAction, QueryFilter, Series, SeriesPoint, SessionRow } from './types.js';
+import type {
+  Hotspot,
+  LoopAction,
+  QueryFilter,
+  Series,
+  SeriesPoint,
+  SessionRow,
+  TimelineCall,
+} from './types.js';
 
 type Row = Record<string, unknown>;
 
@@ -77,4 +85,34 @@ export function seriesFromRows(rows: readonly Row[], filter: QueryFilter, bucket
     if ((ACTIONS as readonly string[]).includes(action)) p[action as LoopAction] += toNumber(r.n);
   }
   return { bucketMs: bucket, points: [...points.values()].sort((a, b) => a.t - b.t) };
+}
+
+/**
+ * A TimelineCall from a span row of either store (`TraceId`, `SpanId`, `StartMs`, `Duration`,
+ * `ToolName`, `Signature`, `LoopAction`, `LoopAxis`, `Streak`, `LoopCount`, `NudgeLevel`,
+ * `Outcome`); events and attributes come decoded, as each store reads them differently.
+ */
+export function timelineCall(
+  r: Row,
+  events: TimelineCall['events'],
+  attributes: Record<string, string>,
+): TimelineCall {
+  const outcome = String(r.Outcome);
+  const call: TimelineCall = {
+    traceId: String(r.TraceId),
+    spanId: String(r.SpanId),
+    time: toNumber(r.StartMs),
+    durationMs: toNumber(r.Duration) / 1e6,
+    tool: String(r.ToolName),
+    signature: String(r.Signature),
+    action: (String(r.LoopAction) || 'allow') as LoopAction,
+    streak: toNumber(r.Streak),
+    count: toNumber(r.LoopCount),
+    outcome: outcome === 'error' || outcome === 'blocked' ? outcome : 'ok',
+    events,
+    attributes,
+  };
+  if (r.LoopAxis) call.axis = String(r.LoopAxis);
+  if (toNumber(r.NudgeLevel) > 0) call.level = toNumber(r.NudgeLevel);
+  return call;
 }

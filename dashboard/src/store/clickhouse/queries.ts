@@ -1,13 +1,11 @@
 import { counterSnapshot } from '../counter-snapshot.js';
-import { seriesFromRows, sessionRow } from '../rows.js';
+import { seriesFromRows, sessionRow, timelineCall } from '../rows.js';
 import type {
   CounterSnapshot,
-  LoopAction,
   QueryFilter,
   Series,
   SessionDetail,
   Summary,
-  TimelineCall,
   TraceSpan,
 } from '../types.js';
 import type { SqlParams } from './executor.js';
@@ -79,26 +77,9 @@ export async function querySession(
     FROM ${src.derived} ${clause} ORDER BY Timestamp, SpanId LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
-  const calls = rows.map((r): TimelineCall => {
-    const outcome = String(r.Outcome);
-    const call: TimelineCall = {
-      traceId: String(r.TraceId),
-      spanId: String(r.SpanId),
-      time: num(r.StartMs),
-      durationMs: num(r.Duration) / 1e6,
-      tool: String(r.ToolName),
-      signature: String(r.Signature),
-      action: (String(r.LoopAction) || 'allow') as LoopAction,
-      streak: num(r.Streak),
-      count: num(r.LoopCount),
-      outcome: outcome === 'error' || outcome === 'blocked' ? outcome : 'ok',
-      events: events(r),
-      attributes: (r.SpanAttributes ?? {}) as Record<string, string>,
-    };
-    if (r.LoopAxis) call.axis = String(r.LoopAxis);
-    if (num(r.NudgeLevel) > 0) call.level = num(r.NudgeLevel);
-    return call;
-  });
+  const calls = rows.map((r) =>
+    timelineCall(r, events(r), (r.SpanAttributes ?? {}) as Record<string, string>),
+  );
   return { session: sessionRow(head), calls };
 }
 
