@@ -11,7 +11,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { jsonSchema, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { createGuard, type GuardOptions } from '../src/index.js';
+import { type TestGuardOptions, testGuard } from './helpers/guard.js';
 
 /** Shared by the AI SDK adapter tests: a scripted model, a grep tool, a guard on an in-memory exporter. */
 export const usage = {
@@ -71,13 +71,8 @@ export const provider = new BasicTracerProvider({
   spanProcessors: [new SimpleSpanProcessor(exporter)],
 });
 
-export function guardWith(options: Partial<GuardOptions> & { hardStop?: boolean } = {}) {
-  const { hardStop = false, ...rest } = options;
-  return createGuard({
-    tracerProvider: provider,
-    engine: { configFile: false, env: {}, guardrails: { hardStop } },
-    ...rest,
-  });
+export function guardWith(options: TestGuardOptions = {}) {
+  return testGuard(provider, options);
 }
 
 export function toolSpans(name: string): ReadableSpan[] {

@@ -15,18 +15,14 @@ import {
   loopguardMiddleware,
   patchLangChain,
 } from '../src/adapters/langchain.js';
-import { createGuard, type GuardOptions, LoopHaltError } from '../src/index.js';
+import { LoopHaltError } from '../src/index.js';
+import { type TestGuardOptions, testGuard } from './helpers/guard.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
-function guardWith(options: Partial<GuardOptions> & { hardStop?: boolean } = {}) {
-  const { hardStop = false, ...rest } = options;
-  return createGuard({
-    tracerProvider: provider,
-    engine: { configFile: false, env: {}, guardrails: { hardStop } },
-    ...rest,
-  });
+function guardWith(options: TestGuardOptions = {}) {
+  return testGuard(provider, options);
 }
 
 /** A chat model that calls `name` with the same args `calls` times, then answers without tools. */

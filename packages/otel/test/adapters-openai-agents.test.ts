@@ -21,18 +21,14 @@ import {
   guardAgentsTool,
   patchOpenAIAgents,
 } from '../src/adapters/openai-agents.js';
-import { createGuard, type GuardOptions, LoopHaltError } from '../src/index.js';
+import { LoopHaltError } from '../src/index.js';
+import { type TestGuardOptions, testGuard } from './helpers/guard.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
-function guardWith(options: Partial<GuardOptions> & { hardStop?: boolean } = {}) {
-  const { hardStop = false, ...rest } = options;
-  return createGuard({
-    tracerProvider: provider,
-    engine: { configFile: false, env: {}, guardrails: { hardStop } },
-    ...rest,
-  });
+function guardWith(options: TestGuardOptions = {}) {
+  return testGuard(provider, options);
 }
 
 /** A model that calls `name` with the same arguments `calls` times, then answers. */
