@@ -129,6 +129,28 @@ describe('POST /v1/traces', () => {
     expect(call.traceId).toMatch(/^[0-9a-f]{32}$/);
   });
 
+  it('decodes thousands of distinct short strings exactly, cold and warm', async () => {
+    // more distinct keys and values than the decoder's string cache has slots (the SDK keeps
+    // 128 attributes per span, so they are spread over 60 spans of 100 each)
+    const spans = [];
+    for (let s = 0; s < 60; s++) {
+      const extra: Record<string, string> = {};
+      for (let i = s * 100; i < (s + 1) * 100; i++) extra[`k${i}`] = i % 3 ? `ü${i}é` : `v${i}`;
+      spans.push(...(await sdkSpans(1, { extra })));
+    }
+    const body = toProtobuf(spans);
+    const cold = decodeProtobufRequest(body);
+    const warm = decodeProtobufRequest(body);
+    expect(warm).toEqual(cold);
+    expect(cold).toEqual(decodeJsonRequest(JSON.parse(toJson(spans))));
+    const calls = cold.spans.filter((s) => s.name.startsWith('execute_tool'));
+    expect(calls).toHaveLength(60);
+    const merged = Object.assign({}, ...calls.map((c) => c.attributes));
+    expect(merged.k0).toBe('v0');
+    expect(merged.k4001).toBe('ü4001é');
+    expect(Object.keys(merged).filter((k) => /^k\d+$/.test(k))).toHaveLength(6000);
+  });
+
   it('accepts gzip for both encodings', async () => {
     const spans = await sdkSpans(2, { service: 'gzip-agent' });
     const a = await post(gzipSync(toProtobuf(spans)), { ...PROTO, 'content-encoding': 'gzip' });

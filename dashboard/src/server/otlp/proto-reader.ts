@@ -5,9 +5,16 @@ const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padSt
 /** Protobuf wire types. */
 export const WIRE = { VARINT: 0, I64: 1, LEN: 2, I32: 5 } as const;
 
-/** A bounds-checked cursor over protobuf wire data. */
+// Attribute keys and most values (tool names, actions, scopes) repeat from span to span: short
+// ASCII strings are interned in a direct-mapped cache, so the same bytes give the same string.
+const INTERN_SLOTS = 4096;
+const INTERN_MAX = 64;
+const interned: (string | undefined)[] = new Array(INTERN_SLOTS);
+
+/** A bounds-checked cursor over protobuf wire data. After `next()`, `wire` holds the wire type. */
 export class ProtoReader {
   pos = 0;
+  wire = 0;
   private readonly view: DataView;
   constructor(readonly buf: Buffer) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -20,6 +27,13 @@ export class ProtoReader {
   /** A varint up to 2^53 as a number (larger values lose precision; used for tags/lengths/enums). */
   uint(end: number): number {
     const buf = this.buf;
+    if (this.pos < end) {
+      const first = buf[this.pos]!;
+      if (first < 0x80) {
+        this.pos++;
+        return first;
+      }
+    }
     let result = 0;
     let mul = 1;
     for (let i = 0; i < 10; i++) {
@@ -66,12 +80,13 @@ export class ProtoReader {
     return this.fail('varint longer than 10 bytes');
   }
 
-  /** Reads a tag; returns [field number, wire type]. */
-  tag(end: number): [number, number] {
+  /** Reads a tag: returns the field number and leaves the wire type in `wire`. */
+  next(end: number): number {
     const t = this.uint(end);
-    const field = Math.floor(t / 8);
+    const field = t < 0x80000000 ? t >>> 3 : Math.floor(t / 8);
     if (field === 0) this.fail('field number 0');
-    return [field, t & 7];
+    this.wire = t & 7;
+    return field;
   }
 
   /** The end offset of a length-delimited field starting at the cursor. */
@@ -98,28 +113,43 @@ export class ProtoReader {
 
   string(end: number): string {
     const stop = this.lenEnd(end);
-    const buf = this.buf;
     const start = this.pos;
     this.pos = stop;
-    if (stop - start <= 48) {
-      // short ASCII strings are decoded here: cheaper than a call into the native decoder
-      let s = '';
-      for (let i = start; i < stop; i++) {
-        const b = buf[i]!;
-        if (b >= 0x80) return buf.toString('utf8', start, stop);
-        s += String.fromCharCode(b);
-      }
-      return s;
+    const length = stop - start;
+    if (length === 0) return '';
+    if (length > INTERN_MAX) return this.buf.toString('utf8', start, stop);
+    const buf = this.buf;
+    let h = length;
+    for (let i = start; i < stop; i++) {
+      const b = buf[i]!;
+      if (b >= 0x80) return buf.toString('utf8', start, stop);
+      h = Math.imul(h ^ b, 0x01000193);
     }
-    return buf.toString('utf8', start, stop);
+    const slot = (h ^ (h >>> 15)) & (INTERN_SLOTS - 1);
+    const cached = interned[slot];
+    if (cached !== undefined && cached.length === length) {
+      let same = true;
+      for (let i = 0; i < length; i++) {
+        if (cached.charCodeAt(i) !== buf[start + i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return cached;
+    }
+    const text = buf.toString('latin1', start, stop);
+    interned[slot] = text;
+    return text;
   }
 
   /** Bytes as lowercase hex (for ids). */
   hex(end: number): string {
     const stop = this.lenEnd(end);
-    let s = '';
-    for (let i = this.pos; i < stop; i++) s += HEX[this.buf[i]!];
+    const start = this.pos;
     this.pos = stop;
+    if (stop - start > 8) return this.buf.toString('hex', start, stop);
+    let s = '';
+    for (let i = start; i < stop; i++) s += HEX[this.buf[i]!];
     return s;
   }
 
@@ -145,7 +175,8 @@ export class ProtoReader {
   }
 
   /** Fails unless a known field has the wire type its schema declares. */
-  expect(wire: number, expected: number, what: string): void {
-    if (wire !== expected) this.fail(`${what} has wire type ${wire}, expected ${expected}`);
+  expect(expected: number, what: string): void {
+    if (this.wire !== expected)
+      this.fail(`${what} has wire type ${this.wire}, expected ${expected}`);
   }
 }

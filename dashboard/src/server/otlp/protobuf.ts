@@ -1,9 +1,10 @@
 import type { SpanRecord } from '../../store/types.js';
 import { valueString } from './json.js';
-import { accept, type DecodedSpans, SPAN_KINDS, STATUS_CODES } from './model.js';
+import { accept, type DecodedSpans, doubleString, SPAN_KINDS, STATUS_CODES } from './model.js';
 import { ProtoReader, WIRE } from './proto-reader.js';
 
 // Field numbers from opentelemetry-proto (collector/trace/v1, trace/v1, common/v1, resource/v1).
+// The decoder allocates nothing it does not return: it runs once per span on the ingest path.
 
 const MAX_DEPTH = 32;
 
@@ -11,89 +12,108 @@ function anyValue(r: ProtoReader, end: number, depth: number): unknown {
   if (depth > MAX_DEPTH) r.fail('values nested too deeply');
   let value: unknown = '';
   while (r.pos < end) {
-    const [f, w] = r.tag(end);
+    const f = r.next(end);
     if (f === 1) {
-      r.expect(w, WIRE.LEN, 'AnyValue.string_value');
+      r.expect(WIRE.LEN, 'AnyValue.string_value');
       value = r.string(end);
     } else if (f === 2) {
-      r.expect(w, WIRE.VARINT, 'AnyValue.bool_value');
+      r.expect(WIRE.VARINT, 'AnyValue.bool_value');
       value = r.uint(end) !== 0;
     } else if (f === 3) {
-      r.expect(w, WIRE.VARINT, 'AnyValue.int_value');
+      r.expect(WIRE.VARINT, 'AnyValue.int_value');
       value = r.int64(end);
       if (typeof value === 'number') value = BigInt(value);
     } else if (f === 4) {
-      r.expect(w, WIRE.I64, 'AnyValue.double_value');
+      r.expect(WIRE.I64, 'AnyValue.double_value');
       value = r.double(end);
     } else if (f === 5) {
-      r.expect(w, WIRE.LEN, 'AnyValue.array_value');
+      r.expect(WIRE.LEN, 'AnyValue.array_value');
       const stop = r.lenEnd(end);
       const items: unknown[] = [];
       while (r.pos < stop) {
-        const [af, aw] = r.tag(stop);
-        if (af === 1) {
-          r.expect(aw, WIRE.LEN, 'ArrayValue.values');
+        if (r.next(stop) === 1) {
+          r.expect(WIRE.LEN, 'ArrayValue.values');
           items.push(anyValue(r, r.lenEnd(stop), depth + 1));
-        } else r.skip(aw, stop);
+        } else r.skip(r.wire, stop);
       }
       value = items;
     } else if (f === 6) {
-      r.expect(w, WIRE.LEN, 'AnyValue.kvlist_value');
+      r.expect(WIRE.LEN, 'AnyValue.kvlist_value');
       const stop = r.lenEnd(end);
       const map: Record<string, unknown> = {};
       while (r.pos < stop) {
-        const [kf, kw] = r.tag(stop);
-        if (kf === 1) {
-          r.expect(kw, WIRE.LEN, 'KeyValueList.values');
-          keyValue(r, r.lenEnd(stop), depth + 1, (k, v) => {
-            map[k] = v;
-          });
-        } else r.skip(kw, stop);
+        if (r.next(stop) === 1) {
+          r.expect(WIRE.LEN, 'KeyValueList.values');
+          keyValue(r, r.lenEnd(stop), depth + 1, map);
+        } else r.skip(r.wire, stop);
       }
       value = map;
     } else if (f === 7) {
-      r.expect(w, WIRE.LEN, 'AnyValue.bytes_value');
+      r.expect(WIRE.LEN, 'AnyValue.bytes_value');
       value = r.base64(end);
-    } else r.skip(w, end);
+    } else r.skip(r.wire, end);
   }
   return value;
 }
 
-function keyValue(
-  r: ProtoReader,
-  end: number,
-  depth: number,
-  put: (key: string, value: unknown) => void,
-): void {
+function keyValue(r: ProtoReader, end: number, depth: number, into: Record<string, unknown>): void {
   let key = '';
   let value: unknown = '';
   while (r.pos < end) {
-    const [f, w] = r.tag(end);
+    const f = r.next(end);
     if (f === 1) {
-      r.expect(w, WIRE.LEN, 'KeyValue.key');
+      r.expect(WIRE.LEN, 'KeyValue.key');
       key = r.string(end);
     } else if (f === 2) {
-      r.expect(w, WIRE.LEN, 'KeyValue.value');
+      r.expect(WIRE.LEN, 'KeyValue.value');
       value = anyValue(r, r.lenEnd(end), depth);
-    } else r.skip(w, end);
+    } else r.skip(r.wire, end);
   }
-  put(key, value);
+  into[key] = value;
+}
+
+/** An attribute value as the exporter stores it; scalars take the direct path. */
+function attributeValue(r: ProtoReader, end: number): string {
+  const start = r.pos;
+  let text = '';
+  while (r.pos < end) {
+    const f = r.next(end);
+    if (f === 1 && r.wire === WIRE.LEN) text = r.string(end);
+    else if (f === 3 && r.wire === WIRE.VARINT) text = String(r.int64(end));
+    else if (f === 2 && r.wire === WIRE.VARINT) text = r.uint(end) !== 0 ? 'true' : 'false';
+    else if (f === 4 && r.wire === WIRE.I64) text = doubleString(r.double(end));
+    else {
+      // arrays, maps, bytes and malformed values: the general decoder
+      r.pos = start;
+      return valueString(anyValue(r, end, 0));
+    }
+  }
+  return text;
 }
 
 function attribute(r: ProtoReader, end: number, into: Record<string, string>): void {
-  keyValue(r, end, 0, (k, v) => {
-    into[k] = typeof v === 'bigint' ? v.toString() : valueString(v);
-  });
+  let key = '';
+  let value = '';
+  while (r.pos < end) {
+    const f = r.next(end);
+    if (f === 1) {
+      r.expect(WIRE.LEN, 'KeyValue.key');
+      key = r.string(end);
+    } else if (f === 2) {
+      r.expect(WIRE.LEN, 'KeyValue.value');
+      value = attributeValue(r, r.lenEnd(end));
+    } else r.skip(r.wire, end);
+  }
+  into[key] = value;
 }
 
 function resource(r: ProtoReader, end: number): Record<string, string> {
   const attrs: Record<string, string> = {};
   while (r.pos < end) {
-    const [f, w] = r.tag(end);
-    if (f === 1) {
-      r.expect(w, WIRE.LEN, 'Resource.attributes');
+    if (r.next(end) === 1) {
+      r.expect(WIRE.LEN, 'Resource.attributes');
       attribute(r, r.lenEnd(end), attrs);
-    } else r.skip(w, end);
+    } else r.skip(r.wire, end);
   }
   return attrs;
 }
@@ -101,14 +121,14 @@ function resource(r: ProtoReader, end: number): Record<string, string> {
 function scope(r: ProtoReader, end: number): { name: string; version: string } {
   const out = { name: '', version: '' };
   while (r.pos < end) {
-    const [f, w] = r.tag(end);
+    const f = r.next(end);
     if (f === 1) {
-      r.expect(w, WIRE.LEN, 'InstrumentationScope.name');
+      r.expect(WIRE.LEN, 'InstrumentationScope.name');
       out.name = r.string(end);
     } else if (f === 2) {
-      r.expect(w, WIRE.LEN, 'InstrumentationScope.version');
+      r.expect(WIRE.LEN, 'InstrumentationScope.version');
       out.version = r.string(end);
-    } else r.skip(w, end);
+    } else r.skip(r.wire, end);
   }
   return out;
 }
@@ -116,17 +136,17 @@ function scope(r: ProtoReader, end: number): { name: string; version: string } {
 function event(r: ProtoReader, end: number): SpanRecord['events'][number] {
   const ev = { timeUnixNano: 0n, name: '', attributes: {} as Record<string, string> };
   while (r.pos < end) {
-    const [f, w] = r.tag(end);
+    const f = r.next(end);
     if (f === 1) {
-      r.expect(w, WIRE.I64, 'Event.time_unix_nano');
+      r.expect(WIRE.I64, 'Event.time_unix_nano');
       ev.timeUnixNano = r.fixed64(end);
     } else if (f === 2) {
-      r.expect(w, WIRE.LEN, 'Event.name');
+      r.expect(WIRE.LEN, 'Event.name');
       ev.name = r.string(end);
     } else if (f === 3) {
-      r.expect(w, WIRE.LEN, 'Event.attributes');
+      r.expect(WIRE.LEN, 'Event.attributes');
       attribute(r, r.lenEnd(end), ev.attributes);
-    } else r.skip(w, end);
+    } else r.skip(r.wire, end);
   }
   return ev;
 }
@@ -134,97 +154,119 @@ function event(r: ProtoReader, end: number): SpanRecord['events'][number] {
 function link(r: ProtoReader, end: number): SpanRecord['links'][number] {
   const ln = { traceId: '', spanId: '', traceState: '', attributes: {} as Record<string, string> };
   while (r.pos < end) {
-    const [f, w] = r.tag(end);
+    const f = r.next(end);
     if (f === 1) {
-      r.expect(w, WIRE.LEN, 'Link.trace_id');
+      r.expect(WIRE.LEN, 'Link.trace_id');
       ln.traceId = r.hex(end);
     } else if (f === 2) {
-      r.expect(w, WIRE.LEN, 'Link.span_id');
+      r.expect(WIRE.LEN, 'Link.span_id');
       ln.spanId = r.hex(end);
     } else if (f === 3) {
-      r.expect(w, WIRE.LEN, 'Link.trace_state');
+      r.expect(WIRE.LEN, 'Link.trace_state');
       ln.traceState = r.string(end);
     } else if (f === 4) {
-      r.expect(w, WIRE.LEN, 'Link.attributes');
+      r.expect(WIRE.LEN, 'Link.attributes');
       attribute(r, r.lenEnd(end), ln.attributes);
-    } else r.skip(w, end);
+    } else r.skip(r.wire, end);
   }
   return ln;
 }
 
 function status(r: ProtoReader, end: number, span: SpanRecord): void {
   while (r.pos < end) {
-    const [f, w] = r.tag(end);
+    const f = r.next(end);
     if (f === 2) {
-      r.expect(w, WIRE.LEN, 'Status.message');
+      r.expect(WIRE.LEN, 'Status.message');
       span.statusMessage = r.string(end);
     } else if (f === 3) {
-      r.expect(w, WIRE.VARINT, 'Status.code');
+      r.expect(WIRE.VARINT, 'Status.code');
       span.statusCode = STATUS_CODES[r.uint(end)] ?? 'Unset';
-    } else r.skip(w, end);
+    } else r.skip(r.wire, end);
   }
 }
 
-function span(
-  r: ProtoReader,
-  end: number,
-  base: Omit<SpanRecord, 'attributes' | 'events' | 'links'>,
-): SpanRecord {
-  const s: SpanRecord = { ...base, attributes: {}, events: [], links: [] };
+interface SpanContext {
+  serviceName: string;
+  scopeName: string;
+  scopeVersion: string;
+  resourceAttributes: Record<string, string>;
+}
+
+function span(r: ProtoReader, end: number, ctx: SpanContext): SpanRecord {
+  // one literal of the full shape: spreading a template object costs microseconds per span
+  const s: SpanRecord = {
+    traceId: '',
+    spanId: '',
+    parentSpanId: '',
+    traceState: '',
+    name: '',
+    kind: 'Unspecified',
+    serviceName: ctx.serviceName,
+    scopeName: ctx.scopeName,
+    scopeVersion: ctx.scopeVersion,
+    startTimeUnixNano: 0n,
+    durationNs: 0n,
+    statusCode: 'Unset',
+    statusMessage: '',
+    attributes: {},
+    resourceAttributes: ctx.resourceAttributes,
+    events: [],
+    links: [],
+  };
   let endTime = 0n;
   while (r.pos < end) {
-    const [f, w] = r.tag(end);
+    const f = r.next(end);
     switch (f) {
       case 1:
-        r.expect(w, WIRE.LEN, 'Span.trace_id');
+        r.expect(WIRE.LEN, 'Span.trace_id');
         s.traceId = r.hex(end);
         break;
       case 2:
-        r.expect(w, WIRE.LEN, 'Span.span_id');
+        r.expect(WIRE.LEN, 'Span.span_id');
         s.spanId = r.hex(end);
         break;
       case 3:
-        r.expect(w, WIRE.LEN, 'Span.trace_state');
+        r.expect(WIRE.LEN, 'Span.trace_state');
         s.traceState = r.string(end);
         break;
       case 4:
-        r.expect(w, WIRE.LEN, 'Span.parent_span_id');
+        r.expect(WIRE.LEN, 'Span.parent_span_id');
         s.parentSpanId = r.hex(end);
         break;
       case 5:
-        r.expect(w, WIRE.LEN, 'Span.name');
+        r.expect(WIRE.LEN, 'Span.name');
         s.name = r.string(end);
         break;
       case 6:
-        r.expect(w, WIRE.VARINT, 'Span.kind');
+        r.expect(WIRE.VARINT, 'Span.kind');
         s.kind = SPAN_KINDS[r.uint(end)] ?? 'Unspecified';
         break;
       case 7:
-        r.expect(w, WIRE.I64, 'Span.start_time_unix_nano');
+        r.expect(WIRE.I64, 'Span.start_time_unix_nano');
         s.startTimeUnixNano = r.fixed64(end);
         break;
       case 8:
-        r.expect(w, WIRE.I64, 'Span.end_time_unix_nano');
+        r.expect(WIRE.I64, 'Span.end_time_unix_nano');
         endTime = r.fixed64(end);
         break;
       case 9:
-        r.expect(w, WIRE.LEN, 'Span.attributes');
+        r.expect(WIRE.LEN, 'Span.attributes');
         attribute(r, r.lenEnd(end), s.attributes);
         break;
       case 11:
-        r.expect(w, WIRE.LEN, 'Span.events');
+        r.expect(WIRE.LEN, 'Span.events');
         s.events.push(event(r, r.lenEnd(end)));
         break;
       case 13:
-        r.expect(w, WIRE.LEN, 'Span.links');
+        r.expect(WIRE.LEN, 'Span.links');
         s.links.push(link(r, r.lenEnd(end)));
         break;
       case 15:
-        r.expect(w, WIRE.LEN, 'Span.status');
+        r.expect(WIRE.LEN, 'Span.status');
         status(r, r.lenEnd(end), s);
         break;
       default:
-        r.skip(w, end);
+        r.skip(r.wire, end);
     }
   }
   s.durationNs = endTime > s.startTimeUnixNano ? endTime - s.startTimeUnixNano : 0n;
@@ -239,62 +281,52 @@ function scopeSpans(
 ): void {
   // the scope may follow the spans on the wire: collect span ranges first
   let sc = { name: '', version: '' };
-  const ranges: [number, number][] = [];
+  const ranges: number[] = [];
   while (r.pos < end) {
-    const [f, w] = r.tag(end);
+    const f = r.next(end);
     if (f === 1) {
-      r.expect(w, WIRE.LEN, 'ScopeSpans.scope');
+      r.expect(WIRE.LEN, 'ScopeSpans.scope');
       sc = scope(r, r.lenEnd(end));
     } else if (f === 2) {
-      r.expect(w, WIRE.LEN, 'ScopeSpans.spans');
+      r.expect(WIRE.LEN, 'ScopeSpans.spans');
       const stop = r.lenEnd(end);
-      ranges.push([r.pos, stop]);
+      ranges.push(r.pos, stop);
       r.pos = stop;
-    } else r.skip(w, end);
+    } else r.skip(r.wire, end);
   }
   const after = r.pos;
-  const base = {
-    traceId: '',
-    spanId: '',
-    parentSpanId: '',
-    traceState: '',
-    name: '',
-    kind: 'Unspecified',
+  const ctx: SpanContext = {
     serviceName: resourceAttributes['service.name'] ?? '',
     scopeName: sc.name,
     scopeVersion: sc.version,
-    startTimeUnixNano: 0n,
-    durationNs: 0n,
-    statusCode: 'Unset',
-    statusMessage: '',
     resourceAttributes,
   };
-  for (const [start, stop] of ranges) {
-    r.pos = start;
-    accept(out, span(r, stop, base));
+  for (let i = 0; i < ranges.length; i += 2) {
+    r.pos = ranges[i]!;
+    accept(out, span(r, ranges[i + 1]!, ctx));
   }
   r.pos = after;
 }
 
 function resourceSpans(r: ProtoReader, end: number, out: DecodedSpans): void {
   let attrs: Record<string, string> = {};
-  const ranges: [number, number][] = [];
+  const ranges: number[] = [];
   while (r.pos < end) {
-    const [f, w] = r.tag(end);
+    const f = r.next(end);
     if (f === 1) {
-      r.expect(w, WIRE.LEN, 'ResourceSpans.resource');
+      r.expect(WIRE.LEN, 'ResourceSpans.resource');
       attrs = resource(r, r.lenEnd(end));
     } else if (f === 2) {
-      r.expect(w, WIRE.LEN, 'ResourceSpans.scope_spans');
+      r.expect(WIRE.LEN, 'ResourceSpans.scope_spans');
       const stop = r.lenEnd(end);
-      ranges.push([r.pos, stop]);
+      ranges.push(r.pos, stop);
       r.pos = stop;
-    } else r.skip(w, end);
+    } else r.skip(r.wire, end);
   }
   const after = r.pos;
-  for (const [start, stop] of ranges) {
-    r.pos = start;
-    scopeSpans(r, stop, attrs, out);
+  for (let i = 0; i < ranges.length; i += 2) {
+    r.pos = ranges[i]!;
+    scopeSpans(r, ranges[i + 1]!, attrs, out);
   }
   r.pos = after;
 }
@@ -305,11 +337,10 @@ export function decodeProtobufRequest(body: Buffer): DecodedSpans {
   const r = new ProtoReader(body);
   const end = body.length;
   while (r.pos < end) {
-    const [f, w] = r.tag(end);
-    if (f === 1) {
-      r.expect(w, WIRE.LEN, 'ExportTraceServiceRequest.resource_spans');
+    if (r.next(end) === 1) {
+      r.expect(WIRE.LEN, 'ExportTraceServiceRequest.resource_spans');
       resourceSpans(r, r.lenEnd(end), out);
-    } else r.skip(w, end);
+    } else r.skip(r.wire, end);
   }
   return out;
 }
