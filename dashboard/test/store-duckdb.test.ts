@@ -29,6 +29,27 @@ describe('duckdb file store', () => {
     await second.close();
   });
 
+  it('commits concurrent inserts in groups; a bad batch fails alone', async () => {
+    const store = await openDuckDbStore({ path: join(dir, 'group.duckdb'), maxBatchSpans: 7 });
+    const batch = (i: number) =>
+      Array.from({ length: 3 }, () => makeToolSpan({ timeMs: T0 + i, tool: `tool-${i}` }));
+    // an INTEGER overflow in DuckDB: this batch's transaction fails
+    const bad = [makeToolSpan({ timeMs: T0, attributes: { 'loopguard.streak': '99999999999' } })];
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 10 }, (_, i) => store.insert(batch(i))),
+      store.insert(bad),
+      ...Array.from({ length: 10 }, (_, i) => store.insert(batch(10 + i))),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      ...Array(10).fill('fulfilled'),
+      'rejected',
+      ...Array(10).fill('fulfilled'),
+    ]);
+    expect((await store.summary({ from: T0, to: T0 + 100 })).calls).toBe(60);
+    expect((await store.counters()).ingestedSpans).toBe(60);
+    await store.close();
+  });
+
   it('stores a span larger than the default JSON buffer', async () => {
     const store = await openDuckDbStore({ path: join(dir, 'big.duckdb') });
     const big = 'x'.repeat(20 * 1024 * 1024);
