@@ -1,30 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/server/app.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
-import type { Store } from '../src/store/types.js';
+import { JSON_CT, PROTO, useIngestApp } from './helpers/ingest-app.js';
 import { sdkSpans, toJson, toProtobuf } from './otlp-helpers.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'loopguard-bad-'));
-let store: Store;
-let app: ReturnType<typeof createApp>;
-
-beforeAll(async () => {
-  store = await openDuckDbStore({ path: join(dir, 'bad.duckdb') });
-  app = createApp({ store });
-});
-afterAll(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const PROTO = { 'content-type': 'application/x-protobuf' };
-const JSON_CT = { 'content-type': 'application/json' };
-const post = (body: RequestInit['body'], headers: Record<string, string>, a = app) =>
-  a.request('/v1/traces', { method: 'POST', body, headers });
+const lg = useIngestApp('bad');
+const { post } = lg;
 
 async function expectError(res: Response, status: number, message: RegExp) {
   expect(res.status).toBe(status);
@@ -33,7 +14,7 @@ async function expectError(res: Response, status: number, message: RegExp) {
 }
 
 async function stored(): Promise<number> {
-  return (await store.counters()).ingestedSpans;
+  return (await lg.store.counters()).ingestedSpans;
 }
 
 function request(span: Record<string, unknown>) {
@@ -116,7 +97,7 @@ describe('ingest refuses bad input with a reason and stores nothing of it', () =
     });
     const res = await post(body, JSON_CT);
     expect(res.status).toBe(200);
-    const trace = await store.trace(okSpan.traceId);
+    const trace = await lg.store.trace(okSpan.traceId);
     expect(trace[0]).toMatchObject({ durationMs: 5, start: 1_700_000_000_000 });
   });
 
@@ -148,10 +129,10 @@ describe('ingest refuses bad input with a reason and stores nothing of it', () =
       key: `attr.${i}`,
       value: { stringValue: `v${i}` },
     }));
-    const traceId = 'f'.repeat(31) + 'e';
+    const traceId = `${'f'.repeat(31)}e`;
     const res = await post(request({ ...okSpan, traceId, attributes }), JSON_CT);
     expect(res.status).toBe(200);
-    const [span] = await store.trace(traceId);
+    const [span] = await lg.store.trace(traceId);
     expect(Object.keys(span!.attributes)).toHaveLength(10_000);
     expect(span!.attributes['attr.9999']).toBe('v9999');
   });
@@ -163,7 +144,7 @@ describe('ingest refuses bad input with a reason and stores nothing of it', () =
   });
 
   it('oversize bodies: declared and actual', async () => {
-    const small = createApp({ store, maxBodyBytes: 1024 });
+    const small = createApp({ store: lg.store, maxBodyBytes: 1024 });
     const big = toJson(await sdkSpans(20));
     expect(big.length).toBeGreaterThan(1024);
     await expectError(await post(big, JSON_CT, small), 413, /exceeds 1024 bytes/);
@@ -172,7 +153,7 @@ describe('ingest refuses bad input with a reason and stores nothing of it', () =
       413,
       /after decompression/,
     );
-    const declared = await app.request('/v1/traces', {
+    const declared = await lg.app.request('/v1/traces', {
       method: 'POST',
       body: '{}',
       headers: { ...JSON_CT, 'content-length': String(65 * 1024 * 1024) },
@@ -181,7 +162,7 @@ describe('ingest refuses bad input with a reason and stores nothing of it', () =
   });
 
   it('over capacity: 429 with Retry-After while the queue is full', async () => {
-    const limited = createApp({ store, maxInFlight: 1 });
+    const limited = createApp({ store: lg.store, maxInFlight: 1 });
     let release: () => void = () => undefined;
     const stalled = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -207,7 +188,7 @@ describe('ingest refuses bad input with a reason and stores nothing of it', () =
 
 describe('bearer token', () => {
   it('guards ingest, API and metrics but not /healthz', async () => {
-    const guarded = createApp({ store, token: 's3cret' });
+    const guarded = createApp({ store: lg.store, token: 's3cret' });
     const body = request(okSpan);
     const none = await post(body, JSON_CT, guarded);
     expect(none.status).toBe(401);

@@ -1,14 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/server/app.js';
+import { describe, expect, it } from 'vitest';
 import { decodeJsonRequest } from '../src/server/otlp/json.js';
 import { decodeProtobufRequest } from '../src/server/otlp/protobuf.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
-import type { Store } from '../src/store/types.js';
+import { JSON_CT, PROTO, useIngestApp } from './helpers/ingest-app.js';
 import { sdkSpans, toJson, toProtobuf } from './otlp-helpers.js';
 
 const require = createRequire(
@@ -22,24 +17,9 @@ const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') a
   };
 };
 
-const dir = mkdtempSync(join(tmpdir(), 'loopguard-ingest-'));
-let store: Store;
-let app: ReturnType<typeof createApp>;
+const lg = useIngestApp('ingest');
+const { post } = lg;
 const all = `from=0&to=${Date.now() + 86_400_000}`;
-
-beforeAll(async () => {
-  store = await openDuckDbStore({ path: join(dir, 'ingest.duckdb') });
-  app = createApp({ store });
-});
-afterAll(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const PROTO = { 'content-type': 'application/x-protobuf' };
-const JSON_CT = { 'content-type': 'application/json' };
-const post = (body: RequestInit['body'], headers: Record<string, string>, a = app) =>
-  a.request('/v1/traces', { method: 'POST', body, headers });
 
 function jsonSpan(over: Record<string, unknown> = {}, service = 'json-agent') {
   return {
@@ -73,7 +53,7 @@ function jsonSpan(over: Record<string, unknown> = {}, service = 'json-agent') {
 }
 
 async function hotspot(service: string) {
-  const res = await app.request(`/api/hotspots?${all}&service=${service}`);
+  const res = await lg.app.request(`/api/hotspots?${all}&service=${service}`);
   return (await res.json()) as {
     total: number;
     rows: { calls: number; longestStreak: number; nudges: number; sampleArgs?: string }[];
@@ -96,7 +76,7 @@ describe('POST /v1/traces', () => {
         sampleArgs: '{"q":"loop"}',
       }),
     ]);
-    const summary = await (await app.request(`/api/summary?${all}&service=proto-agent`)).json();
+    const summary = await (await lg.app.request(`/api/summary?${all}&service=proto-agent`)).json();
     expect(summary).toMatchObject({ spans: 6, calls: 5, nudges: 3 });
   });
 
@@ -160,7 +140,7 @@ describe('POST /v1/traces', () => {
   });
 
   it('rejects spans with ids of the wrong length as a partial success', async () => {
-    const before = (await store.counters()).rejectedSpans;
+    const before = (await lg.store.counters()).rejectedSpans;
     const body = jsonSpan();
     const spans = body.resourceSpans[0]!.scopeSpans[0]!.spans;
     spans.push({ ...spans[0]!, traceId: 'abcd' }, { ...spans[0]!, spanId: '00'.repeat(8) });
@@ -172,12 +152,12 @@ describe('POST /v1/traces', () => {
         errorMessage: '1 span(s) rejected: invalid_trace_id; 1 span(s) rejected: invalid_span_id',
       },
     });
-    const after = (await store.counters()).rejectedSpans;
+    const after = (await lg.store.counters()).rejectedSpans;
     const value = (list: typeof after, reason: string) =>
       list.find((r) => r.reason === reason)?.value ?? 0;
     expect(value(after, 'invalid_trace_id') - value(before, 'invalid_trace_id')).toBe(1);
     expect(value(after, 'invalid_span_id') - value(before, 'invalid_span_id')).toBe(1);
-    const metrics = await (await app.request('/metrics')).text();
+    const metrics = await (await lg.app.request('/metrics')).text();
     expect(metrics).toMatch(/loopguard_rejected_spans_total\{reason="invalid_trace_id"\} \d+/);
   });
 

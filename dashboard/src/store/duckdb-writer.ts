@@ -164,22 +164,15 @@ export class GroupWriter {
       writeFileSync(`${base}.ndjson`, lines.join('\n'));
       statements.push(insertFromStageSql(`${base}.ndjson`, longest * 3));
     }
-    if (deltas.rollup.size) {
-      files.push(`${base}.rollup`);
-      writeFileSync(
-        `${base}.rollup`,
-        [...deltas.rollup.values()].map((r) => JSON.stringify(r)).join('\n'),
-      );
-      statements.push(rollupUpsertSql(`${base}.rollup`));
-    }
-    if (deltas.sessionRollup.size) {
-      files.push(`${base}.sessions`);
-      writeFileSync(
-        `${base}.sessions`,
-        [...deltas.sessionRollup.values()].map((r) => JSON.stringify(r)).join('\n'),
-      );
-      statements.push(sessionRollupUpsertSql(`${base}.sessions`));
-    }
+    const stageRows = (suffix: string, rows: Map<string, object>, sql: (f: string) => string) => {
+      if (rows.size === 0) return;
+      const file = `${base}.${suffix}`;
+      files.push(file);
+      writeFileSync(file, [...rows.values()].map((r) => JSON.stringify(r)).join('\n'));
+      statements.push(sql(file));
+    };
+    stageRows('rollup', deltas.rollup, rollupUpsertSql);
+    stageRows('sessions', deltas.sessionRollup, sessionRollupUpsertSql);
     statements.push(...counterUpserts(deltas));
     return statements;
   }
