@@ -201,11 +201,18 @@ const ours = {
   session: await median(() => store.session(someScope)),
 };
 const spans = (await store.summary({ from: 0, to: endMs + 1 })).spans;
+const ourCalls = (await store.summary(filter)).calls;
 await store.close();
 
-// Baseline: the same aggregations written against the exporter-style MAP columns only.
+// Baseline: the same aggregations against the exporter's layout, every attribute in the
+// SpanAttributes MAP (loopguard keeps the ones it has columns for out of the map; put them back).
 const instance = await DuckDBInstance.create(dbPath);
 const conn = await instance.connect();
+await conn.run(`CREATE TABLE exporter_traces AS SELECT "Timestamp", "ServiceName", "Duration",
+  map_concat("SpanAttributes", MAP {'gen_ai.operation.name': "Operation", 'gen_ai.tool.name': "ToolName",
+    'loopguard.signature': "Signature", 'loopguard.scope': "LoopScope", 'loopguard.action': "LoopAction",
+    'loopguard.streak': CAST("Streak" AS VARCHAR), 'loopguard.count': CAST("LoopCount" AS VARCHAR)}) AS "SpanAttributes"
+  FROM otel_traces`);
 const a = (k) => `"SpanAttributes"['${k}']`;
 const where = `WHERE "Timestamp" >= make_timestamp(${filter.from * 1000}) AND "Timestamp" < make_timestamp(${filter.to * 1000}) AND ${a('gen_ai.operation.name')} = 'execute_tool'`;
 const baseHotspots = `SELECT "ServiceName", ${a('gen_ai.tool.name')} AS tool, ${a('loopguard.signature')} AS sig, count(*) AS calls,
@@ -213,11 +220,13 @@ const baseHotspots = `SELECT "ServiceName", ${a('gen_ai.tool.name')} AS tool, ${
   count(*) FILTER (${a('loopguard.action')} = 'warn') AS warns, count(*) FILTER (${a('loopguard.action')} = 'block') AS blocks,
   count(DISTINCT ${a('loopguard.scope')}) AS sessions, sum("Duration") FILTER (CAST(${a('loopguard.count')} AS INTEGER) > 1) AS rep,
   min("Timestamp"), max("Timestamp"), count(*) OVER () AS total
-  FROM otel_traces ${where} GROUP BY 1, 2, 3 ORDER BY calls DESC LIMIT 50`;
+  FROM exporter_traces ${where} GROUP BY 1, 2, 3 ORDER BY calls DESC LIMIT 50`;
 const baseSessions = `SELECT ${a('loopguard.scope')} AS scope, min("ServiceName"), count(*) AS calls, max(CAST(${a('loopguard.streak')} AS INTEGER)),
   count(*) FILTER (${a('loopguard.action')} IN ('block', 'halt')) > 0 AS halted, min("Timestamp") AS start, max("Timestamp") AS "end", count(*) OVER () AS total
-  FROM otel_traces ${where} GROUP BY 1 ORDER BY "end" DESC LIMIT 50`;
-const baseSummary = `SELECT count(*), count(*) FILTER (${a('loopguard.action')} = 'nudge'), count(DISTINCT ${a('loopguard.scope')}) FROM otel_traces ${where}`;
+  FROM exporter_traces ${where} GROUP BY 1 ORDER BY "end" DESC LIMIT 50`;
+const baseSummary = `SELECT count(*), count(*) FILTER (${a('loopguard.action')} = 'nudge'), count(DISTINCT ${a('loopguard.scope')}) FROM exporter_traces ${where}`;
+const baseCalls = Number((await conn.runAndReadAll(baseSummary)).getRows()[0][0]);
+if (baseCalls !== ourCalls) throw new Error(`baseline counts ${baseCalls} calls, loopguard ${ourCalls}`);
 const base = {
   hotspots: await median(() => conn.runAndReadAll(baseHotspots)),
   sessions: await median(() => conn.runAndReadAll(baseSessions)),

@@ -409,6 +409,48 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       expect((await store.sessions(all)).rows[0]!.scope).toBe("o'brien");
     });
 
+    it('returns the attributes exactly as received, whatever their columns hold', async () => {
+      const exact = makeToolSpan({
+        timeMs: T0,
+        action: 'nudge',
+        axis: 'streak',
+        level: 2,
+        streak: 5,
+        args: '{"q":1}',
+        conversationId: 'conv-9',
+        attributes: { 'gen_ai.agent.name': 'bot', 'gen_ai.tool.call.id': 'c1', other: 'x' },
+      });
+      // values the typed columns cannot reproduce: they must come back from the map as sent
+      const odd = makeToolSpan({
+        timeMs: T0 + 1,
+        scope: 'conv-0',
+        attributes: {
+          'loopguard.streak': '03',
+          'loopguard.count': 'many',
+          'loopguard.action': 'bogus',
+          'loopguard.axis': '',
+          'loopguard.nudge.level': '0',
+          'gen_ai.conversation.id': 'conv-0',
+        },
+      });
+      // no gen_ai.tool.name and no loopguard.scope: the columns fall back, the attributes do not
+      const bare = makeToolSpan({ timeMs: T0 + 2, tool: 'ls', conversationId: 'conv-1' });
+      delete bare.attributes['gen_ai.tool.name'];
+      delete bare.attributes['loopguard.scope'];
+      delete bare.attributes['loopguard.action'];
+      await store.insert([exact, odd, bare]);
+      for (const span of [exact, odd, bare]) {
+        const [stored] = await store.trace(span.traceId);
+        expect(stored!.attributes).toEqual(span.attributes);
+      }
+      const [call] = (await store.session('conv-1'))!.calls;
+      expect(call!.tool).toBe('ls');
+      expect(call!.attributes).toEqual(bare.attributes);
+      expect(
+        (await store.session(exact.attributes['loopguard.scope']!))!.calls[0]!.attributes,
+      ).toEqual(exact.attributes);
+    });
+
     it('commits concurrent inserts independently', async () => {
       const batches = Array.from({ length: 20 }, (_, b) =>
         Array.from({ length: 50 }, (_, i) => makeToolSpan({ scope: `s${b}`, timeMs: T0 + i })),

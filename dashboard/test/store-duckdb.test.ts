@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDuckDbStore } from '../src/store/duckdb.js';
+import { SCHEMA_SQL } from '../src/store/duckdb-schema.js';
 import { describeStoreConformance, makeToolSpan, T0 } from './store-conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-duckdb-'));
@@ -47,6 +49,25 @@ describe('duckdb file store', () => {
     ]);
     expect((await store.summary({ from: T0, to: T0 + 100 })).calls).toBe(60);
     expect((await store.counters()).ingestedSpans).toBe(60);
+    await store.close();
+  });
+
+  it('opens a file written before attributes were lifted into columns', async () => {
+    const path = join(dir, 'old-schema.duckdb');
+    const oldSchema = SCHEMA_SQL.replace(
+      /,\s*"LiftedAttributes" INTEGER NOT NULL DEFAULT 0/,
+      '',
+    ).replace(/^ALTER TABLE.*$/m, '');
+    expect(oldSchema).not.toContain('LiftedAttributes');
+    const instance = await DuckDBInstance.create(path);
+    const conn = await instance.connect();
+    await conn.run(oldSchema);
+    conn.closeSync();
+    instance.closeSync();
+    const store = await openDuckDbStore({ path });
+    const span = makeToolSpan({ timeMs: T0, axis: 'streak', action: 'nudge' });
+    await store.insert([span]);
+    expect((await store.trace(span.traceId))[0]!.attributes).toEqual(span.attributes);
     await store.close();
   });
 

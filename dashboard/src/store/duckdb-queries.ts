@@ -6,6 +6,7 @@ import {
   num,
   type Params,
 } from './duckdb-sql.js';
+import { LIFTED_COLUMNS_SQL, restoreAttributes } from './lifted.js';
 import { normalizePage, SESSION_SORTS } from './paging.js';
 import { seriesFromRows, sessionRow, timelineCall } from './rows.js';
 import type {
@@ -128,13 +129,14 @@ export async function querySession(
   );
   if (!head) return undefined;
   const rows = await read(
-    `SELECT "TraceId", "SpanId", "StartMs", "Duration", "ToolName", "Signature", "LoopAction", "LoopAxis",
-      "Streak", "LoopCount", "NudgeLevel", "Outcome", to_json("SpanAttributes") AS attrs,
-      ${EVENTS_JSON_SQL} AS events
+    `SELECT "TraceId", "SpanId", "StartMs", "Duration", ${LIFTED_COLUMNS_SQL},
+      to_json("SpanAttributes") AS attrs, ${EVENTS_JSON_SQL} AS events
     FROM otel_traces ${clause} ORDER BY "Timestamp", "SpanId" LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
-  const calls = rows.map((r) => timelineCall(r, jsonEvents(r.events), jsonRecord(r.attrs)));
+  const calls = rows.map((r) =>
+    timelineCall(r, jsonEvents(r.events), restoreAttributes(jsonRecord(r.attrs), r)),
+  );
   return { session: sessionRow(head), calls };
 }
 
@@ -160,7 +162,8 @@ export async function querySeries(
 export async function queryTrace(read: Reader, traceId: string): Promise<TraceSpan[]> {
   const rows = await read(
     `SELECT "TraceId", "SpanId", "ParentSpanId", "SpanName", "SpanKind", "ServiceName", "StartMs",
-      "Duration", "StatusCode", "StatusMessage", to_json("SpanAttributes") AS attrs, ${EVENTS_JSON_SQL} AS events
+      "Duration", "StatusCode", "StatusMessage", ${LIFTED_COLUMNS_SQL},
+      to_json("SpanAttributes") AS attrs, ${EVENTS_JSON_SQL} AS events
     FROM otel_traces WHERE "TraceId" = $trace ORDER BY "Timestamp", "SpanId"`,
     { trace: traceId.toLowerCase() },
   );
@@ -175,7 +178,7 @@ export async function queryTrace(read: Reader, traceId: string): Promise<TraceSp
     durationMs: num(r.Duration) / 1e6,
     statusCode: String(r.StatusCode),
     statusMessage: String(r.StatusMessage),
-    attributes: jsonRecord(r.attrs),
+    attributes: restoreAttributes(jsonRecord(r.attrs), r),
     events: jsonEvents(r.events),
   }));
 }

@@ -36,8 +36,11 @@ CREATE TABLE IF NOT EXISTS otel_traces (
   "LoopCount" INTEGER NOT NULL,
   "NudgeLevel" INTEGER NOT NULL,
   "Outcome" VARCHAR NOT NULL,
-  "ErrorType" VARCHAR NOT NULL
+  "ErrorType" VARCHAR NOT NULL,
+  "LiftedAttributes" INTEGER NOT NULL DEFAULT 0
 );
+-- files written before attributes were lifted out of the map (see lifted.ts)
+ALTER TABLE otel_traces ADD COLUMN IF NOT EXISTS "LiftedAttributes" INTEGER DEFAULT 0;
 CREATE TABLE IF NOT EXISTS loopguard_counters (
   "Metric" VARCHAR NOT NULL, "Service" VARCHAR NOT NULL, "Tool" VARCHAR NOT NULL,
   "Axis" VARCHAR NOT NULL, "Action" VARCHAR NOT NULL, "Reason" VARCHAR NOT NULL,
@@ -103,6 +106,7 @@ export const STAGE_COLUMNS: Record<string, string> = {
   lvl: 'INTEGER',
   out: 'VARCHAR',
   et: 'VARCHAR',
+  lift: 'INTEGER',
 };
 
 /**

@@ -1,3 +1,4 @@
+import { liftAttributes } from './lifted.js';
 import type { SpanFields } from './span-fields.js';
 import type { SpanRecord } from './types.js';
 
@@ -26,6 +27,7 @@ export function nsToMs(ns: bigint): number {
 
 /** One NDJSON line of the staging file read by `insertFromStageSql`. */
 export function stageLine(s: SpanRecord, f: SpanFields): string {
+  const lifted = liftAttributes(s.attributes, f);
   return JSON.stringify({
     ts: nsToTimestamp(s.startTimeUnixNano),
     tid: s.traceId,
@@ -38,7 +40,7 @@ export function stageLine(s: SpanRecord, f: SpanFields): string {
     res: s.resourceAttributes,
     sn: s.scopeName,
     sv: s.scopeVersion,
-    attrs: s.attributes,
+    attrs: lifted.rest,
     dur: s.durationNs.toString(),
     sc: s.statusCode,
     sm: s.statusMessage,
@@ -72,5 +74,6 @@ export function stageLine(s: SpanRecord, f: SpanFields): string {
     lvl: f.nudgeLevel,
     out: f.outcome,
     et: f.errorType,
+    lift: lifted.mask,
   });
 }
