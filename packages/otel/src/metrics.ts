@@ -1,10 +1,10 @@
 import type { Action, Axis } from '@loopguard/engine';
 import {
   type Attributes,
-  type Counter,
   type Histogram,
   type MeterProvider,
   metrics,
+  type ObservableResult,
 } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
@@ -21,25 +21,67 @@ import { VERSION } from './version.js';
 
 const MAX_CACHED_TOOLS = 1024;
 const MAX_CACHED_ERROR_TYPES = 64;
+/** Series per counter before further ones fold into one overflow series (the SDK's default). */
+const MAX_SERIES = 2000;
+const OVERFLOW: Attributes = Object.freeze({ 'otel.metric.overflow': true });
 const ACTION_INDEX: Record<Action, number> = { allow: 0, nudge: 1, warn: 2, block: 3, halt: 4 };
 const OUTCOME_INDEX: Record<Outcome, number> = { ok: 0, error: 1, blocked: 2 };
-
-interface ToolAttributeSets {
-  tool: Attributes;
-  /** Indexed by action × outcome. */
-  calls: (Attributes | undefined)[];
-  decisions: Map<string, Attributes>;
-  errors: Map<string, Attributes>;
-}
 
 /** `ok`, `error` or `blocked` (never executed). */
 export type Outcome = 'ok' | 'error' | 'blocked';
 
+/** One counter series: its attribute set and the running (cumulative) sum. */
+interface Tally {
+  readonly attributes: Attributes;
+  value: number;
+}
+
+/** The series of one counter, reported at collection time. */
+class Tallies {
+  private readonly byKey = new Map<string, Tally>();
+  private overflow: Tally | undefined;
+
+  /** The series for `key`, created with `attributes()` on first use. */
+  get(key: string, attributes: () => Attributes): Tally {
+    let tally = this.byKey.get(key);
+    if (!tally) {
+      if (this.byKey.size >= MAX_SERIES) {
+        this.overflow ??= { attributes: OVERFLOW, value: 0 };
+        return this.overflow;
+      }
+      tally = { attributes: Object.freeze(attributes()), value: 0 };
+      this.byKey.set(key, tally);
+    }
+    return tally;
+  }
+
+  observe(result: ObservableResult): void {
+    for (const tally of this.byKey.values()) result.observe(tally.value, tally.attributes);
+    if (this.overflow) result.observe(this.overflow.value, this.overflow.attributes);
+  }
+}
+
+/** Per-tool shortcuts to the series and attribute sets a call of that tool uses. */
+interface ToolSeries {
+  tool: Attributes;
+  /** Indexed by action × outcome. */
+  calls: (Tally | undefined)[];
+  decisions: Map<string, Tally>;
+  errors: Map<string, Attributes>;
+}
+
+/**
+ * The instruments on one meter provider. The counters are observable: calls are summed here, keyed
+ * by a precomputed slot, and reported as cumulative monotonic sums at collection time, which
+ * exports the same data as `counter.add(1, attributes)` per call without the SDK hashing the
+ * attribute set on every call. The histograms stay synchronous.
+ */
 interface Instruments {
-  calls: Counter;
-  decisions: Counter;
+  calls: Tallies;
+  decisions: Tallies;
   streak: Histogram;
   duration: Histogram;
+  byTool: Map<string, ToolSeries>;
 }
 
 /** What one finished call contributes to the metrics; bounded attributes only. */
@@ -56,15 +98,23 @@ export interface CallMetrics {
 
 function createInstruments(provider: MeterProvider): Instruments {
   const meter = provider.getMeter('@loopguard/otel', VERSION);
-  return {
-    calls: meter.createCounter(METRIC_LOOPGUARD_TOOL_CALLS, {
+  const calls = new Tallies();
+  const decisions = new Tallies();
+  meter
+    .createObservableCounter(METRIC_LOOPGUARD_TOOL_CALLS, {
       description: 'Tool calls seen by loopguard, by strongest action and outcome.',
       unit: '{call}',
-    }),
-    decisions: meter.createCounter(METRIC_LOOPGUARD_DECISIONS, {
+    })
+    .addCallback((result) => calls.observe(result));
+  meter
+    .createObservableCounter(METRIC_LOOPGUARD_DECISIONS, {
       description: 'Loopguard findings (one per axis that crossed a threshold).',
       unit: '{decision}',
-    }),
+    })
+    .addCallback((result) => decisions.observe(result));
+  return {
+    calls,
+    decisions,
     streak: meter.createHistogram(METRIC_LOOPGUARD_STREAK_LENGTH, {
       description: 'Consecutive identical attempts of a call, this one included.',
       unit: '{call}',
@@ -79,6 +129,7 @@ function createInstruments(provider: MeterProvider): Instruments {
         ],
       },
     }),
+    byTool: new Map(),
   };
 }
 
@@ -89,7 +140,6 @@ function createInstruments(provider: MeterProvider): Instruments {
 export class GuardMetrics {
   private provider: MeterProvider | undefined;
   private instruments: Instruments | undefined;
-  private readonly byTool = new Map<string, ToolAttributeSets>();
 
   constructor(private readonly explicit: MeterProvider | undefined) {}
 
@@ -105,61 +155,65 @@ export class GuardMetrics {
   /** Records one finished (or blocked) call. */
   record(call: CallMetrics): void {
     const instruments = this.get();
-    const sets = this.setsFor(call.tool);
-    const slot = ACTION_INDEX[call.action] * 3 + OUTCOME_INDEX[call.outcome];
-    let callAttributes = sets.calls[slot];
-    if (!callAttributes) {
-      callAttributes = Object.freeze({
-        [ATTR_GEN_AI_TOOL_NAME]: call.tool,
-        [ATTR_LOOPGUARD_ACTION]: call.action,
-        [ATTR_LOOPGUARD_OUTCOME]: call.outcome,
-      });
-      sets.calls[slot] = callAttributes;
+    const { tool, action, outcome } = call;
+    const series = seriesFor(instruments, tool);
+    const slot = ACTION_INDEX[action] * 3 + OUTCOME_INDEX[outcome];
+    let calls = series.calls[slot];
+    if (!calls) {
+      calls = instruments.calls.get(`${tool}|${action}|${outcome}`, () => ({
+        [ATTR_GEN_AI_TOOL_NAME]: tool,
+        [ATTR_LOOPGUARD_ACTION]: action,
+        [ATTR_LOOPGUARD_OUTCOME]: outcome,
+      }));
+      series.calls[slot] = calls;
     }
-    instruments.calls.add(1, callAttributes);
+    calls.value += 1;
     for (const finding of call.findings) {
       const key = `${finding.axis}|${finding.action}`;
-      let attributes = sets.decisions.get(key);
-      if (!attributes) {
-        attributes = Object.freeze({
-          [ATTR_GEN_AI_TOOL_NAME]: call.tool,
+      let decisions = series.decisions.get(key);
+      if (!decisions) {
+        decisions = instruments.decisions.get(`${tool}|${key}`, () => ({
+          [ATTR_GEN_AI_TOOL_NAME]: tool,
           [ATTR_LOOPGUARD_AXIS]: finding.axis,
           [ATTR_LOOPGUARD_ACTION]: finding.action,
-        });
-        sets.decisions.set(key, attributes);
+        }));
+        series.decisions.set(key, decisions);
       }
-      instruments.decisions.add(1, attributes);
+      decisions.value += 1;
     }
-    if (call.streak !== undefined) instruments.streak.record(call.streak, sets.tool);
+    if (call.streak !== undefined) instruments.streak.record(call.streak, series.tool);
     const errorType = call.errorType;
-    let durationAttributes = sets.tool;
+    let durationAttributes = series.tool;
     if (errorType) {
-      durationAttributes = sets.errors.get(errorType) ?? sets.tool;
-      if (durationAttributes === sets.tool) {
+      durationAttributes = series.errors.get(errorType) ?? series.tool;
+      if (durationAttributes === series.tool) {
         durationAttributes = Object.freeze({
-          [ATTR_GEN_AI_TOOL_NAME]: call.tool,
+          [ATTR_GEN_AI_TOOL_NAME]: tool,
           [ATTR_ERROR_TYPE]: errorType,
         });
-        if (sets.errors.size < MAX_CACHED_ERROR_TYPES)
-          sets.errors.set(errorType, durationAttributes);
+        if (series.errors.size < MAX_CACHED_ERROR_TYPES)
+          series.errors.set(errorType, durationAttributes);
       }
     }
     instruments.duration.record(call.durationSeconds, durationAttributes);
   }
+}
 
-  /** Attribute sets are few per tool: they are reused instead of allocated per call. */
-  private setsFor(tool: string): ToolAttributeSets {
-    let sets = this.byTool.get(tool);
-    if (!sets) {
-      if (this.byTool.size >= MAX_CACHED_TOOLS) this.byTool.clear();
-      sets = {
-        tool: Object.freeze({ [ATTR_GEN_AI_TOOL_NAME]: tool }),
-        calls: [],
-        decisions: new Map(),
-        errors: new Map(),
-      };
-      this.byTool.set(tool, sets);
-    }
-    return sets;
+/**
+ * Attribute sets and series are few per tool: they are looked up by slot instead of built per
+ * call. The cache is bounded; the series themselves live in the counters' `Tallies`.
+ */
+function seriesFor(instruments: Instruments, tool: string): ToolSeries {
+  let series = instruments.byTool.get(tool);
+  if (!series) {
+    if (instruments.byTool.size >= MAX_CACHED_TOOLS) instruments.byTool.clear();
+    series = {
+      tool: Object.freeze({ [ATTR_GEN_AI_TOOL_NAME]: tool }),
+      calls: [],
+      decisions: new Map(),
+      errors: new Map(),
+    };
+    instruments.byTool.set(tool, series);
   }
+  return series;
 }

@@ -1,4 +1,5 @@
-import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
+import { metrics as metricsApi } from '@opentelemetry/api';
+import type { DataPoint, Histogram, MetricData } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGuard } from '../src/index.js';
 import { createTelemetry, type Telemetry } from './helpers/otel.js';
@@ -117,4 +118,82 @@ describe('metrics', () => {
       }
     }
   });
+
+  it('keeps counter sums cumulative and per attribute set across collections', async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({
+      tracerProvider: telemetry.tracerProvider,
+      meterProvider: telemetry.meterProvider,
+      engine: quiet,
+    });
+    let served = 0;
+    const call = (tool: string, q: number, fail = false) =>
+      guard
+        .traceToolCall({ tool, args: { q }, scope: 's' }, () => {
+          if (fail) throw new Error('no');
+          return `r${++served}`;
+        })
+        .catch(() => {});
+    for (let q = 0; q < 3; q++) await call('read', q);
+    await call('write', 0, true);
+
+    const first = await telemetry.metrics();
+    expect(sums(first, 'loopguard.tool.calls')).toEqual({
+      'read|allow|ok': 3,
+      'write|allow|error': 1,
+    });
+    expect(sums(first, 'loopguard.decisions')).toEqual({});
+
+    // Same series grows, an untouched series keeps its sum, new series appear.
+    for (let q = 3; q < 5; q++) await call('read', q);
+    for (let i = 0; i < 3; i++) await call('grep', 7);
+    const second = await telemetry.metrics();
+    expect(sums(second, 'loopguard.tool.calls')).toEqual({
+      'read|allow|ok': 5,
+      'write|allow|error': 1,
+      'grep|allow|ok': 2,
+      'grep|nudge|ok': 1,
+    });
+    expect(sums(second, 'loopguard.decisions')).toEqual({ 'grep|streak|nudge': 1 });
+    // The spans are the ground truth: one call per span, one decision per finding event.
+    const fromSpans: Record<string, number> = {};
+    for (const span of telemetry.spans()) {
+      const a = span.attributes;
+      const key = `${a['gen_ai.tool.name']}|${a['loopguard.action']}|${a['loopguard.outcome']}`;
+      fromSpans[key] = (fromSpans[key] ?? 0) + 1;
+    }
+    expect(sums(second, 'loopguard.tool.calls')).toEqual(fromSpans);
+    const third = await telemetry.metrics();
+    expect(sums(third, 'loopguard.tool.calls')).toEqual(sums(second, 'loopguard.tool.calls'));
+    expect(third.get('loopguard.tool.calls')?.descriptor.unit).toBe('{call}');
+    expect(third.get('loopguard.decisions')?.descriptor.unit).toBe('{decision}');
+  });
+
+  it('counts only calls made while a global meter provider is registered', async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({ tracerProvider: telemetry.tracerProvider, engine: quiet });
+    await guard.traceToolCall({ tool: 'read', args: { q: 0 }, scope: 's' }, () => 'a');
+    metricsApi.setGlobalMeterProvider(telemetry.meterProvider);
+    try {
+      await guard.traceToolCall({ tool: 'read', args: { q: 1 }, scope: 's' }, () => 'b');
+      await guard.traceToolCall({ tool: 'read', args: { q: 2 }, scope: 's' }, () => 'c');
+      expect(sums(await telemetry.metrics(), 'loopguard.tool.calls')).toEqual({
+        'read|allow|ok': 2,
+      });
+    } finally {
+      metricsApi.disable();
+    }
+  });
 });
+
+/** Counter values by `tool|action|outcome` (calls) or `tool|axis|action` (decisions). */
+function sums(metrics: Map<string, MetricData>, name: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const point of (metrics.get(name)?.dataPoints ?? []) as DataPoint<number>[]) {
+    const a = point.attributes;
+    const second = name === 'loopguard.decisions' ? a['loopguard.axis'] : a['loopguard.action'];
+    const third = name === 'loopguard.decisions' ? a['loopguard.action'] : a['loopguard.outcome'];
+    out[`${a['gen_ai.tool.name']}|${second}|${third}`] = point.value;
+  }
+  return out;
+}
