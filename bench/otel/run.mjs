@@ -70,6 +70,33 @@ const variants = {
     engine.afterCall({ scope: 'bench', tool: 'search', args, result });
     return result;
   },
+  'tool alone (no span, no engine)': (args) => tool(args),
+  'hand-written floor: bare span + engine + contract attributes, no metrics': (args) =>
+    tracer.startActiveSpan(
+      'execute_tool search',
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' },
+      },
+      async (span) => {
+        const before = engine.beforeCall({ scope: 'bench', tool: 'search', args });
+        span.setAttributes({
+          'loopguard.scope': 'bench',
+          'loopguard.signature': before.signature,
+          'loopguard.args_hash': before.argsHash,
+        });
+        const result = await tool(args);
+        const after = engine.afterCall({ scope: 'bench', tool: 'search', args, ok: true, result });
+        span.setAttributes({
+          'loopguard.streak': after.streak,
+          'loopguard.count': after.count,
+          'loopguard.action': after.action,
+          'loopguard.outcome': 'ok',
+        });
+        span.end();
+        return result;
+      },
+    ),
   'loopguard traceToolCall, no meter provider': (args) =>
     guardNoMetrics.traceToolCall({ tool: 'search', args, scope: 'bench' }, () => tool(args)),
   'loopguard traceToolCall + metrics (full)': (args) =>
