@@ -36,7 +36,32 @@ function quote(text: string): string {
 }
 type Piece = string | typeof OMIT;
 
-function valueText(value: unknown, seen: Set<object> | undefined): Piece {
+/** The objects enclosing the one being written, innermost first: a chain, not a Set per call. */
+interface Parents {
+  value: object;
+  up: Parents | undefined;
+}
+
+function isParent(parents: Parents | undefined, value: object): boolean {
+  for (let p = parents; p !== undefined; p = p.up) if (p.value === value) return true;
+  return false;
+}
+
+/** Sorts keys by UTF-16 code units in place: insertion sort for the usual few (already sorted: one pass). */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+}
+
+function valueText(value: unknown, parents: Parents | undefined): Piece {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
@@ -48,44 +73,44 @@ function valueText(value: unknown, seen: Set<object> | undefined): Piece {
     case 'bigint':
       return value.toString();
     case 'object':
-      return objectText(value, seen);
+      return objectText(value, parents);
     default:
       // undefined, functions and symbols: dropped from objects, null in arrays (as JSON.stringify)
       return OMIT;
   }
 }
 
-function objectText(value: object, parents: Set<object> | undefined): Piece {
+/** A member of `owner`: nested objects get the chain of enclosing objects, primitives need none. */
+function memberText(member: unknown, owner: object, parents: Parents | undefined): Piece {
+  return typeof member === 'object' && member !== null
+    ? objectText(member, { value: owner, up: parents })
+    : valueText(member, undefined);
+}
+
+function objectText(value: object, parents: Parents | undefined): Piece {
   const withJson = value as { toJSON?: () => unknown };
   if (typeof withJson.toJSON === 'function') return valueText(withJson.toJSON(), parents);
-  if (parents?.has(value)) return '"[Circular]"';
-  // The set of enclosing objects is only needed once there is nesting.
-  const seen = parents ?? new Set<object>();
-  seen.add(value);
+  if (isParent(parents, value)) return '"[Circular]"';
   let text: string;
   if (Array.isArray(value)) {
     text = '[';
     for (let i = 0; i < value.length; i++) {
-      const item = valueText(value[i], seen);
+      const item = memberText(value[i], value, parents);
       text += (i > 0 ? ',' : '') + (item === OMIT ? 'null' : item);
     }
-    text += ']';
-  } else {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record);
-    if (keys.length > 1) keys.sort();
-    text = '{';
-    let first = true;
-    for (const key of keys) {
-      const item = valueText(record[key], seen);
-      if (item === OMIT) continue;
-      text += `${first ? '' : ','}${quote(key)}:${item}`;
-      first = false;
-    }
-    text += '}';
+    return `${text}]`;
   }
-  seen.delete(value);
-  return text;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  sortKeys(keys);
+  text = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = memberText(record[key], value, parents);
+    if (item === OMIT) continue;
+    text += `${text.length > 1 ? ',' : ''}${quote(key)}:${item}`;
+  }
+  return `${text}}`;
 }
 
 /**
