@@ -57,7 +57,7 @@ function decide(ctx: CallContext, scopeKey: string, hash: string, findings: Find
     findings,
     axis: top?.axis,
     message:
-      findings.length === 1 ? top?.message : findings.map((f) => f.message).join('\n') || undefined,
+      findings.length <= 1 ? top?.message : findings.map((f) => f.message).join('\n') || undefined,
     level,
   } as Decision;
 }
@@ -90,21 +90,31 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return policy;
   };
 
+  // One context per engine, refilled for each call: calls are synchronous and no user code
+  // (toJSON, getters, clock, diagnostics) runs between filling it and the last axis reading it.
+  const ctx: CallContext = {
+    scope: newScope(),
+    sig: signatureState(newScope(), ''),
+    tool: '',
+    signature: '',
+    policy: resolvePolicy(config, ''),
+    warnings: config.guardrails.warnings,
+    hardStop: config.guardrails.hardStop,
+  };
   const context = (
     scope: ScopeState,
     tool: string,
     signature: string,
     policy: EffectivePolicy,
     sig: SignatureState,
-  ): CallContext => ({
-    scope,
-    sig,
-    tool,
-    signature,
-    policy,
-    warnings: config.guardrails.warnings,
-    hardStop: config.guardrails.hardStop,
-  });
+  ): CallContext => {
+    ctx.scope = scope;
+    ctx.sig = sig;
+    ctx.tool = tool;
+    ctx.signature = signature;
+    ctx.policy = policy;
+    return ctx;
+  };
 
   const beforeCall = (call: CallInput): BeforeDecision => {
     const scopeKey = call.scope ?? DEFAULT_SCOPE;
@@ -138,28 +148,34 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const policy = policyOf(call.tool);
     const pending = scope.pending;
     scope.pending = undefined;
-    let ctx: CallContext;
     let hash: string;
+    let signature: string;
+    let sig: SignatureState;
     if (pending !== undefined && pending.tool === call.tool && pending.args === call.args) {
       // The call beforeCall admitted: its attempt is counted and its signature known.
       hash = pending.hash;
-      ctx = context(scope, call.tool, pending.signature, policy, pending.sig);
+      signature = pending.signature;
+      sig = pending.sig;
     } else {
       hash = argsHash(call.args, policy.ignoreArgs);
-      const signature = signatureFromHash(call.tool, hash);
-      if (pending !== undefined && pending.signature === signature) {
-        ctx = context(scope, call.tool, signature, policy, pending.sig);
-      } else {
-        ctx = context(scope, call.tool, signature, policy, signatureState(scope, signature));
-        countAttempt(scope, ctx.sig);
+      signature = signatureFromHash(call.tool, hash);
+      if (pending !== undefined && pending.signature === signature) sig = pending.sig;
+      else {
+        sig = signatureState(scope, signature);
+        countAttempt(scope, sig);
       }
     }
     const ok = call.ok ?? true;
     const result = resultHash(call.result);
+    const nudgeAt =
+      policy.kind !== 'poller' && policy.nudge && !excluded.has(call.tool)
+        ? thresholds.current()
+        : undefined;
+    const ctx = context(scope, call.tool, signature, policy, sig);
     const findings: Finding[] = [];
     let finding: Finding | undefined;
-    if (policy.kind !== 'poller' && policy.nudge && !excluded.has(call.tool)) {
-      finding = streakFinding(call.tool, scope.streak, thresholds.current());
+    if (nudgeAt !== undefined) {
+      finding = streakFinding(call.tool, scope.streak, nudgeAt);
       if (finding) findings.push(finding);
     }
     if (ok) {
