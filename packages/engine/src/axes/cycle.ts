@@ -35,15 +35,12 @@ function hasSmallerPeriod<T>(
   return false;
 }
 
-/** Complete laps of the shortest period (2-5) that the end of `history` repeats; 0 if none. */
-export function cycleLaps<T>(
-  history: readonly T[],
-  same: Same<T> = identical,
-): {
-  period: number;
-  laps: number;
-  complete: boolean;
-} {
+/**
+ * The cycle the end of `history` repeats, as `span * 8 + period` (0 if none): the shortest period
+ * (2-5) without a smaller one inside, and how many trailing calls repeat it. A number, not an
+ * object, because it runs after every call.
+ */
+function trailingCycle<T>(history: readonly T[], same: Same<T>): number {
   const n = history.length;
   for (let period = MIN_PERIOD; period <= MAX_PERIOD; period++) {
     if (n < 2 * period) break;
@@ -56,21 +53,48 @@ export function cycleLaps<T>(
     }
     const span = matched + period;
     if (span < 2 * period || hasSmallerPeriod(history, n, period, same)) continue;
-    return { period, laps: Math.floor(span / period), complete: span % period === 0 };
+    return span * 8 + period;
   }
-  return { period: 0, laps: 0, complete: false };
+  return 0;
+}
+
+/** Complete laps of the shortest period (2-5) that the end of `history` repeats; 0 if none. */
+export function cycleLaps<T>(
+  history: readonly T[],
+  same: Same<T> = identical,
+): {
+  period: number;
+  laps: number;
+  complete: boolean;
+} {
+  const found = trailingCycle(history, same);
+  const period = found % 8;
+  if (period === 0) return { period: 0, laps: 0, complete: false };
+  const span = (found - period) / 8;
+  return { period, laps: Math.floor(span / period), complete: span % period === 0 };
 }
 
 /** After a call: records it and judges the cycle it closes, if any. */
 export function cycleAfter(ctx: CallContext, result: string, ok: boolean): Finding | undefined {
   const history = ctx.scope.history;
-  history.push({ sig: ctx.sig, result, ok });
-  if (history.length > historyLimit(ctx)) history.shift();
-  const { laps, complete } = cycleLaps(history, sameCall);
-  if (!complete || laps < Math.min(ctx.policy.warnAfter.cycle, ctx.policy.hardStopAfter.cycle)) {
+  // A full history recycles its oldest entry instead of allocating one per call.
+  const oldest = history.length >= historyLimit(ctx) ? history.shift() : undefined;
+  if (oldest === undefined) history.push({ sig: ctx.sig, result, ok });
+  else {
+    oldest.sig = ctx.sig;
+    oldest.result = result;
+    oldest.ok = ok;
+    history.push(oldest);
+  }
+  const found = trailingCycle(history, sameCall);
+  const period = found % 8;
+  if (period === 0) return undefined;
+  const span = (found - period) / 8;
+  const laps = Math.floor(span / period);
+  const { warnAfter, hardStopAfter } = ctx.policy;
+  if (span % period !== 0 || laps < Math.min(warnAfter.cycle, hardStopAfter.cycle)) {
     return undefined;
   }
-  const { warnAfter, hardStopAfter } = ctx.policy;
   return thresholdFinding(
     'cycle',
     ctx.tool,
