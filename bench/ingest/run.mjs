@@ -226,7 +226,8 @@ const baseSessions = `SELECT ${a('loopguard.scope')} AS scope, min("ServiceName"
   FROM exporter_traces ${where} GROUP BY 1 ORDER BY "end" DESC LIMIT 50`;
 const baseSummary = `SELECT count(*), count(*) FILTER (${a('loopguard.action')} = 'nudge'), count(DISTINCT ${a('loopguard.scope')}) FROM exporter_traces ${where}`;
 const baseCalls = Number((await conn.runAndReadAll(baseSummary)).getRows()[0][0]);
-if (baseCalls !== ourCalls) throw new Error(`baseline counts ${baseCalls} calls, loopguard ${ourCalls}`);
+if (baseCalls !== ourCalls)
+  throw new Error(`baseline counts ${baseCalls} calls, loopguard ${ourCalls}`);
 const base = {
   hotspots: await median(() => conn.runAndReadAll(baseHotspots)),
   sessions: await median(() => conn.runAndReadAll(baseSessions)),
