@@ -335,6 +335,17 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       expect(spans[1]!.attributes['loopguard.axis']).toBe('exact_failure');
       expect(spans[1]!.events[0]!.name).toBe('loopguard.warn');
       expect(await store.trace(traceId.toUpperCase())).toHaveLength(2);
+      // a child that starts in the same instant as its root is listed after it, whatever the ids
+      for (let i = 0; i < 8; i++) {
+        const tied = hexId(16);
+        const top = makePlainSpan({ traceId: tied, name: 'invoke_agent', timeMs: T0 });
+        const child = makeToolSpan({ traceId: tied, parentSpanId: top.spanId, timeMs: T0 });
+        await store.insert([child, top]);
+        expect((await store.trace(tied)).map((s) => s.name)).toEqual([
+          'invoke_agent',
+          'execute_tool grep',
+        ]);
+      }
     });
 
     it('lists facets of a range', async () => {

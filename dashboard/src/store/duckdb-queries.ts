@@ -164,7 +164,7 @@ export async function queryTrace(read: Reader, traceId: string): Promise<TraceSp
     `SELECT "TraceId", "SpanId", "ParentSpanId", "SpanName", "SpanKind", "ServiceName", "StartMs",
       "Duration", "StatusCode", "StatusMessage", ${LIFTED_COLUMNS_SQL},
       to_json("SpanAttributes") AS attrs, ${EVENTS_JSON_SQL} AS events
-    FROM otel_traces WHERE "TraceId" = $trace ORDER BY "Timestamp", "SpanId"`,
+    FROM otel_traces WHERE "TraceId" = $trace ORDER BY "Timestamp", "ParentSpanId" <> '', "SpanId"`,
     { trace: traceId.toLowerCase() },
   );
   return rows.map((r) => ({

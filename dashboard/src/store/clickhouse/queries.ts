@@ -106,7 +106,7 @@ export async function queryTrace(src: Source, traceId: string): Promise<TraceSpa
       toUnixTimestamp64Milli(Timestamp) AS StartMs, Duration, StatusCode, StatusMessage, SpanAttributes,
       arrayMap(t -> toUnixTimestamp64Milli(t), Events.Timestamp) AS EventTimes,
       Events.Name AS EventNames, Events.Attributes AS EventAttributes
-    FROM otel_traces WHERE TraceId = {trace:String} ORDER BY Timestamp, SpanId`,
+    FROM otel_traces WHERE TraceId = {trace:String} ORDER BY Timestamp, ParentSpanId != '', SpanId`,
     { trace: traceId.toLowerCase() },
   );
   return rows.map((r) => ({
