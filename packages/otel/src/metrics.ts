@@ -133,6 +133,9 @@ function createInstruments(provider: MeterProvider): Instruments {
   };
 }
 
+/** The instruments of each meter provider, shared by every guard that records to it. */
+const INSTRUMENTS = new WeakMap<MeterProvider, Instruments>();
+
 /**
  * The contract's instruments (docs/telemetry.md section 3). With no explicit provider, the global
  * one is looked up at record time, so a meter provider registered after the guard is still used.
@@ -147,7 +150,14 @@ export class GuardMetrics {
     const provider = this.explicit ?? metrics.getMeterProvider();
     if (provider !== this.provider || !this.instruments) {
       this.provider = provider;
-      this.instruments = createInstruments(provider);
+      // one set per provider: two observable counters of one name would each report their own
+      // sums, and the SDK keeps the last observation instead of adding them
+      let shared = INSTRUMENTS.get(provider);
+      if (!shared) {
+        shared = createInstruments(provider);
+        INSTRUMENTS.set(provider, shared);
+      }
+      this.instruments = shared;
     }
     return this.instruments;
   }

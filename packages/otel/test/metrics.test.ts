@@ -169,6 +169,24 @@ describe('metrics', () => {
     expect(third.get('loopguard.decisions')?.descriptor.unit).toBe('{decision}');
   });
 
+  it('sums the calls of several guards on one meter provider', async () => {
+    telemetry = createTelemetry();
+    const options = {
+      tracerProvider: telemetry.tracerProvider,
+      meterProvider: telemetry.meterProvider,
+      engine: quiet,
+    };
+    const first = createGuard(options);
+    const second = createGuard(options);
+    for (let q = 0; q < 3; q++)
+      await first.traceToolCall({ tool: 'grep', args: { q }, scope: 'a' }, () => `a${q}`);
+    for (let q = 0; q < 2; q++)
+      await second.traceToolCall({ tool: 'grep', args: { q }, scope: 'b' }, () => `b${q}`);
+    expect(sums(await telemetry.metrics(), 'loopguard.tool.calls')).toEqual({
+      'grep|allow|ok': 5,
+    });
+  });
+
   it('counts only calls made while a global meter provider is registered', async () => {
     telemetry = createTelemetry();
     const guard = createGuard({ tracerProvider: telemetry.tracerProvider, engine: quiet });
