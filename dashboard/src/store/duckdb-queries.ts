@@ -7,8 +7,8 @@ import {
   type Params,
 } from './duckdb-sql.js';
 import { LIFTED_COLUMNS_SQL, restoreAttributes } from './lifted.js';
-import { normalizePage, SESSION_SORTS } from './paging.js';
-import { seriesFromRows, sessionRow, timelineCall } from './rows.js';
+import { normalizePage, SESSION_SORTS, timelinePage } from './paging.js';
+import { seriesFromRows, sessionRow, timelineCall, traceSpan } from './rows.js';
 import type {
   Page,
   PageRequest,
@@ -108,9 +108,6 @@ export async function querySessions(
   return { total, rows: rows.map(sessionRow) };
 }
 
-/** Max calls returned on one session timeline. */
-export const TIMELINE_MAX = 5000;
-
 /** One session with its calls in time order; undefined when the scope has no calls. */
 export async function querySession(
   read: Reader,
@@ -118,8 +115,7 @@ export async function querySession(
   filter: Partial<QueryFilter> = {},
   page: { limit?: number; offset?: number } = {},
 ): Promise<SessionDetail | undefined> {
-  const limit = Math.min(Math.max(Math.trunc(page.limit ?? TIMELINE_MAX), 1), TIMELINE_MAX);
-  const offset = Math.max(Math.trunc(page.offset ?? 0), 0);
+  const { limit, offset } = timelinePage(page);
   const params: Params = { scope };
   const where = callWhere({ from: filter.from, to: filter.to, service: filter.service }, params);
   const clause = `${where} AND "LoopScope" = $scope`;
@@ -167,20 +163,9 @@ export async function queryTrace(read: Reader, traceId: string): Promise<TraceSp
     FROM otel_traces WHERE "TraceId" = $trace ORDER BY "Timestamp", "ParentSpanId" <> '', "SpanId"`,
     { trace: traceId.toLowerCase() },
   );
-  return rows.map((r) => ({
-    traceId: String(r.TraceId),
-    spanId: String(r.SpanId),
-    parentSpanId: String(r.ParentSpanId),
-    name: String(r.SpanName),
-    kind: String(r.SpanKind),
-    serviceName: String(r.ServiceName),
-    start: num(r.StartMs),
-    durationMs: num(r.Duration) / 1e6,
-    statusCode: String(r.StatusCode),
-    statusMessage: String(r.StatusMessage),
-    attributes: restoreAttributes(jsonRecord(r.attrs), r),
-    events: jsonEvents(r.events),
-  }));
+  return rows.map((r) =>
+    traceSpan(r, jsonEvents(r.events), restoreAttributes(jsonRecord(r.attrs), r)),
+  );
 }
 
 /** Distinct services (any span) and tools (calls) of a range. */

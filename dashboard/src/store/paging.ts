@@ -48,3 +48,15 @@ export function normalizePage(
   const order = page?.order === 'asc' ? 'asc' : 'desc';
   return { limit, offset, sort, order };
 }
+
+/** Most calls returned on one session timeline. */
+export const TIMELINE_MAX = 5000;
+
+/** Limit and offset of a session timeline page (all calls up to TIMELINE_MAX by default). */
+export function timelinePage(page: { limit?: number; offset?: number }): {
+  limit: number;
+  offset: number;
+} {
+  const limit = Math.min(Math.max(Math.trunc(page.limit ?? TIMELINE_MAX), 1), TIMELINE_MAX);
+  return { limit, offset: Math.max(Math.trunc(page.offset ?? 0), 0) };
+}

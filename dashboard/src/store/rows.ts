@@ -7,6 +7,7 @@ import type {
   SeriesPoint,
   SessionRow,
   TimelineCall,
+  TraceSpan,
 } from './types.js';
 
 type Row = Record<string, unknown>;
@@ -115,4 +116,30 @@ export function timelineCall(
   if (r.LoopAxis) call.axis = String(r.LoopAxis);
   if (toNumber(r.NudgeLevel) > 0) call.level = toNumber(r.NudgeLevel);
   return call;
+}
+
+/**
+ * A TraceSpan from a span row of either store (`TraceId`, `SpanId`, `ParentSpanId`, `SpanName`,
+ * `SpanKind`, `ServiceName`, `StartMs`, `Duration`, `StatusCode`, `StatusMessage`); events and
+ * attributes come decoded, as each store reads them differently.
+ */
+export function traceSpan(
+  r: Row,
+  events: TraceSpan['events'],
+  attributes: Record<string, string>,
+): TraceSpan {
+  return {
+    traceId: String(r.TraceId),
+    spanId: String(r.SpanId),
+    parentSpanId: String(r.ParentSpanId),
+    name: String(r.SpanName),
+    kind: String(r.SpanKind),
+    serviceName: String(r.ServiceName),
+    start: toNumber(r.StartMs),
+    durationMs: toNumber(r.Duration) / 1e6,
+    statusCode: String(r.StatusCode),
+    statusMessage: String(r.StatusMessage),
+    attributes,
+    events,
+  };
 }

@@ -1,5 +1,6 @@
 import { counterSnapshot } from '../counter-snapshot.js';
-import { seriesFromRows, sessionRow, timelineCall } from '../rows.js';
+import { timelinePage } from '../paging.js';
+import { seriesFromRows, sessionRow, timelineCall, traceSpan } from '../rows.js';
 import type {
   CounterSnapshot,
   QueryFilter,
@@ -48,9 +49,6 @@ export async function querySummary(src: Source, filter: QueryFilter): Promise<Su
   };
 }
 
-/** Max calls returned on one session timeline. */
-export const TIMELINE_MAX = 5000;
-
 /** One session with its calls in time order; undefined when the scope has no calls. */
 export async function querySession(
   src: Source,
@@ -58,8 +56,7 @@ export async function querySession(
   filter: Partial<QueryFilter> = {},
   page: { limit?: number; offset?: number } = {},
 ): Promise<SessionDetail | undefined> {
-  const limit = Math.min(Math.max(Math.trunc(page.limit ?? TIMELINE_MAX), 1), TIMELINE_MAX);
-  const offset = Math.max(Math.trunc(page.offset ?? 0), 0);
+  const { limit, offset } = timelinePage(page);
   const params: SqlParams = { scope };
   const conds = rawConditions(
     { from: filter.from, to: filter.to, service: filter.service },
@@ -109,20 +106,9 @@ export async function queryTrace(src: Source, traceId: string): Promise<TraceSpa
     FROM otel_traces WHERE TraceId = {trace:String} ORDER BY Timestamp, ParentSpanId != '', SpanId`,
     { trace: traceId.toLowerCase() },
   );
-  return rows.map((r) => ({
-    traceId: String(r.TraceId),
-    spanId: String(r.SpanId),
-    parentSpanId: String(r.ParentSpanId),
-    name: String(r.SpanName),
-    kind: String(r.SpanKind),
-    serviceName: String(r.ServiceName),
-    start: num(r.StartMs),
-    durationMs: num(r.Duration) / 1e6,
-    statusCode: String(r.StatusCode),
-    statusMessage: String(r.StatusMessage),
-    attributes: (r.SpanAttributes ?? {}) as Record<string, string>,
-    events: events(r),
-  }));
+  return rows.map((r) =>
+    traceSpan(r, events(r), (r.SpanAttributes ?? {}) as Record<string, string>),
+  );
 }
 
 /** Distinct services (any span) and tools (calls) of a range. */
