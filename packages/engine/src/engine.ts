@@ -9,7 +9,7 @@ import { loadConfig } from './config/resolve.js';
 import { resolvePolicy } from './effective-policy.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
 import { ScopeMap } from './scopes.js';
-import { argsHash, resultHash, signatureFromHash } from './signature.js';
+import { argsDigest, digestSignature, resultHash } from './signature.js';
 import {
   type CallContext,
   type EffectivePolicy,
@@ -120,8 +120,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const scopeKey = call.scope ?? DEFAULT_SCOPE;
     const scope = scopes.acquire(scopeKey, now(), newScope);
     const policy = policyOf(call.tool);
-    const hash = argsHash(call.args, policy.ignoreArgs);
-    const signature = signatureFromHash(call.tool, hash);
+    const digest = argsDigest(call.args, policy.ignoreArgs);
+    const hash = digest.hash;
+    const signature = digestSignature(call.tool, digest);
     const ctx = context(scope, call.tool, signature, policy, signatureState(scope, signature));
     countAttempt(scope, ctx.sig);
     let stop: Finding | undefined;
@@ -157,8 +158,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
       signature = pending.signature;
       sig = pending.sig;
     } else {
-      hash = argsHash(call.args, policy.ignoreArgs);
-      signature = signatureFromHash(call.tool, hash);
+      const digest = argsDigest(call.args, policy.ignoreArgs);
+      hash = digest.hash;
+      signature = digestSignature(call.tool, digest);
       if (pending !== undefined && pending.signature === signature) sig = pending.sig;
       else {
         sig = signatureState(scope, signature);

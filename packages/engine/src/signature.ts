@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { ArgsMemo, type Digest, type Hashing, newDigest } from './args-memo.js';
 
 const HEX16 = 16;
 
@@ -136,39 +137,59 @@ function withoutKeys(args: unknown, ignore: readonly string[]): unknown {
 const CACHE_MAX_ENTRIES = 1024;
 const CACHE_MAX_TEXT = 4096;
 
-/** A small bounded memo: agents repeat identical arguments, which is the point of this library. */
-class HashMemo {
-  readonly #entries = new Map<string, string>();
+/** The digests of raw JSON strings as models emit them, bounded (oldest entry out first). */
+class RawStringMemo {
+  readonly #entries = new Map<string, Digest>();
 
-  get(key: string, compute: () => string): string {
-    let value = this.#entries.get(key);
-    if (value !== undefined) return value;
-    value = compute();
-    if (key.length <= CACHE_MAX_TEXT) {
+  digest(text: string): Digest {
+    let digest = this.#entries.get(text);
+    if (digest !== undefined) return digest;
+    digest = newDigest(sha256Hex(canonicalJson(normalizeArgs(text))));
+    if (text.length <= CACHE_MAX_TEXT) {
       if (this.#entries.size >= CACHE_MAX_ENTRIES) {
         const oldest = this.#entries.keys().next();
         if (!oldest.done) this.#entries.delete(oldest.value);
       }
-      this.#entries.set(key, value);
+      this.#entries.set(text, digest);
     }
-    return value;
+    return digest;
   }
 }
 
-// Looking a freshly built canonical string up costs about as much as hashing it, so only the
-// raw JSON strings that models emit are memoised.
-const byRawString = new HashMemo();
+const byRawString = new RawStringMemo();
+const byContent = new ArgsMemo();
 
 function sha256Hex(text: string): string {
   return hash('sha256', text, 'hex');
 }
 
+const hashing: Hashing = { canonical: canonicalJson, hash: sha256Hex };
+
+/** The args hash of a call as a digest that also caches its signature strings. */
+export function argsDigest(args: unknown, ignoreArgs: readonly string[]): Digest {
+  if (typeof args === 'string' && ignoreArgs.length === 0) return byRawString.digest(args);
+  const value = withoutKeys(normalizeArgs(args), ignoreArgs);
+  return typeof value === 'object' && value !== null
+    ? byContent.digest(value, hashing)
+    : newDigest(sha256Hex(canonicalJson(value)));
+}
+
 /** Lowercase hex SHA-256 of the canonical JSON of the arguments (contract section 1). */
 export function argsHash(args: unknown, ignoreArgs: readonly string[] = []): string {
-  if (typeof args === 'string' && ignoreArgs.length === 0) {
-    return byRawString.get(args, () => sha256Hex(canonicalJson(normalizeArgs(args))));
-  }
-  return sha256Hex(canonicalJson(withoutKeys(normalizeArgs(args), ignoreArgs)));
+  return argsDigest(args, ignoreArgs).hash;
+}
+
+/** The signature of `tool` with a digest's hash, built once per digest and tool. */
+export function digestSignature(tool: string, digest: Digest): string {
+  if (digest.toolA === tool) return digest.signatureA;
+  if (digest.toolB === tool) return digest.signatureB;
+  const signature = signatureFromHash(tool, digest.hash);
+  // Two slots: one argument set called alternately by two tools keeps both strings.
+  digest.toolB = digest.toolA;
+  digest.signatureB = digest.signatureA;
+  digest.toolA = tool;
+  digest.signatureA = signature;
+  return signature;
 }
 
 /** `<tool>:<first 16 hex digits of argsHash>`. */

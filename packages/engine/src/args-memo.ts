@@ -1,0 +1,234 @@
+/**
+ * An exact memo of argument hashes for structured arguments. Looping agents send equal arguments
+ * again and again, each time in a freshly parsed object, and hashing them means canonical JSON
+ * plus SHA-256 every time. Here a fingerprint of the content (independent of key order) finds a
+ * candidate entry, and a structural comparison with the entry's private copy confirms it, so a hit
+ * returns exactly the hash the full computation gives. Only plain JSON data is memoised (plain
+ * objects, arrays, strings, finite numbers, booleans, null); anything else, and values too large
+ * to keep, take the full path.
+ */
+
+/** A computed args hash with the signature strings last built from it. */
+export interface Digest {
+  readonly hash: string;
+  toolA: string | undefined;
+  signatureA: string;
+  toolB: string | undefined;
+  signatureB: string;
+}
+
+interface Entry {
+  readonly canonical: string;
+  /** A copy of the arguments, taken when they are seen a second time. */
+  snapshot: unknown;
+  readonly digest: Digest;
+}
+
+const MAX_ENTRIES = 256;
+/** Weight budget per value: one per node plus one per 32 characters of string. */
+const MAX_WEIGHT = 1024;
+const MAX_DEPTH = 32;
+/** Strings longer than this are fingerprinted by samples; the comparison still reads all of them. */
+const SAMPLED_FROM = 96;
+
+let plain = true;
+let budget = 0;
+
+function textPrint(text: string, from: number, to: number, seed: number): number {
+  let h = seed;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+function stringPrint(text: string): number {
+  const n = text.length;
+  budget -= n >> 5;
+  if (n <= SAMPLED_FROM) return textPrint(text, 0, n, 0x811c9dc5 ^ n);
+  const middle = n >> 1;
+  let h = textPrint(text, 0, 32, 0x811c9dc5 ^ n);
+  h = textPrint(text, middle - 16, middle + 16, h);
+  return textPrint(text, n - 32, n, h);
+}
+
+/** Keys repeat across calls and rarely tell contents apart: their length and ends suffice. */
+function keyPrint(key: string): number {
+  const n = key.length;
+  return n === 0 ? 0x7f4a7c15 : (n << 20) ^ (key.charCodeAt(0) << 10) ^ key.charCodeAt(n - 1);
+}
+
+function mix(a: number, b: number): number {
+  const h = Math.imul(a ^ Math.imul(b, 0x85ebca6b), 0xc2b2ae35);
+  return h ^ (h >>> 15);
+}
+
+function refuse(): number {
+  plain = false;
+  return 0;
+}
+
+function print(value: unknown, depth: number): number {
+  if (--budget < 0) return refuse();
+  if (value === null) return 0x3c6ef372;
+  switch (typeof value) {
+    case 'string':
+      return stringPrint(value);
+    case 'number':
+      if ((value | 0) === value) return mix(0x27d4eb2f, value);
+      return Number.isFinite(value) ? stringPrint(String(value)) ^ 0x165667b1 : refuse();
+    case 'boolean':
+      return value ? 0x1b873593 : 0x68e31da4;
+    case 'object':
+      if (depth >= MAX_DEPTH) return refuse();
+      return Array.isArray(value) ? arrayPrint(value, depth) : objectPrint(value, depth);
+    default:
+      return refuse();
+  }
+}
+
+function arrayPrint(items: unknown[], depth: number): number {
+  let h = 0x2545f491 ^ items.length;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (item === undefined) return refuse();
+    h = mix(h, print(item, depth + 1));
+  }
+  return h;
+}
+
+function objectPrint(value: object, depth: number): number {
+  const proto = Object.getPrototypeOf(value);
+  if (
+    (proto !== Object.prototype && proto !== null) ||
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  ) {
+    return refuse();
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  // A sum of per-member prints: the same members in any insertion order print the same.
+  let h = 0x9e3779b9 ^ keys.length;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const member = record[key];
+    if (member === undefined || key === '__proto__') return refuse();
+    h = (h + mix(keyPrint(key), print(member, depth + 1))) | 0;
+  }
+  return h;
+}
+
+/** An object's members as copied: keys in the original order, values alongside. */
+class Members {
+  constructor(
+    readonly keys: readonly string[],
+    readonly values: readonly unknown[],
+  ) {}
+}
+
+/** A private copy of plain data (checked by `print` first). */
+function copyOf(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyOf);
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  return new Members(
+    keys,
+    keys.map((key) => copyOf(record[key])),
+  );
+}
+
+const MAX_UNORDERED_KEYS = 32;
+
+/** Whether plain data `value` has the same canonical JSON as `snapshot`, member by member. */
+function same(value: unknown, snapshot: unknown): boolean {
+  if (value === snapshot) return true;
+  if (
+    typeof value !== 'object' ||
+    typeof snapshot !== 'object' ||
+    value === null ||
+    snapshot === null
+  ) {
+    return false;
+  }
+  if (snapshot instanceof Members) {
+    return !Array.isArray(value) && sameMembers(value as Record<string, unknown>, snapshot);
+  }
+  const items = snapshot as readonly unknown[];
+  if (!Array.isArray(value) || value.length !== items.length) return false;
+  for (let i = 0; i < items.length; i++) if (!same(value[i], items[i])) return false;
+  return true;
+}
+
+function sameMembers(record: Record<string, unknown>, members: Members): boolean {
+  const keys = Object.keys(record);
+  if (keys.length !== members.keys.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key !== members.keys[i]) return sameReordered(record, keys, members);
+    if (!same(record[key], members.values[i])) return false;
+  }
+  return true;
+}
+
+/** The same members in another insertion order (canonical JSON sorts keys). */
+function sameReordered(record: Record<string, unknown>, keys: string[], members: Members): boolean {
+  // A miss is always safe (the hash is recomputed), so large reordered objects just miss.
+  if (keys.length > MAX_UNORDERED_KEYS) return false;
+  for (const key of keys) {
+    const at = members.keys.indexOf(key);
+    if (at < 0 || !same(record[key], members.values[at])) return false;
+  }
+  return true;
+}
+
+/** A new digest of an args hash, without signatures yet. */
+export function newDigest(hash: string): Digest {
+  return { hash, toolA: undefined, signatureA: '', toolB: undefined, signatureB: '' };
+}
+
+/** How a memo turns a value into its hash: canonical JSON, then the digest of that text. */
+export interface Hashing {
+  canonical(value: unknown): string;
+  hash(text: string): string;
+}
+
+/**
+ * Memo of structured arguments to their digest, bounded (oldest entry out first). A first sighting
+ * keeps only the canonical text, so an agent that never repeats itself pays for little more than the
+ * fingerprint; a second sighting is confirmed by that text and keeps a copy, against which every
+ * later sighting is compared without building any text.
+ */
+export class ArgsMemo {
+  readonly #entries = new Map<number, Entry>();
+  readonly #bucket: (fingerprint: number) => number;
+
+  /** `bucket` maps a fingerprint to its entry key: tests make every value collide with it. */
+  constructor(bucket: (fingerprint: number) => number = (fingerprint) => fingerprint) {
+    this.#bucket = bucket;
+  }
+
+  /** The digest of `args` (an object or array), from the memo or computed with `hashing`. */
+  digest(args: object, hashing: Hashing): Digest {
+    plain = true;
+    budget = MAX_WEIGHT;
+    const key = this.#bucket(print(args, 0));
+    if (!plain) return newDigest(hashing.hash(hashing.canonical(args)));
+    const entry = this.#entries.get(key);
+    if (entry !== undefined && entry.snapshot !== undefined && same(args, entry.snapshot)) {
+      return entry.digest;
+    }
+    const canonical = hashing.canonical(args);
+    if (entry !== undefined && entry.canonical === canonical) {
+      // Plain data without accessors or toJSON: the copy has the same canonical text.
+      entry.snapshot = copyOf(args);
+      return entry.digest;
+    }
+    const digest = newDigest(hashing.hash(canonical));
+    if (entry !== undefined) this.#entries.delete(key);
+    else if (this.#entries.size >= MAX_ENTRIES) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(key, { canonical, snapshot: undefined, digest });
+    return digest;
+  }
+}

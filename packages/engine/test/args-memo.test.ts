@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ArgsMemo } from '../src/args-memo.js';
+import { argsHash, canonicalJson } from '../src/signature.js';
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const fresh = (value: unknown): string => sha256(canonicalJson(value));
+const hashing = { canonical: canonicalJson, hash: sha256 };
+
+/** One member fewer, or one more: near misses of an object. */
+function resized(value: unknown, grow: boolean): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = { ...value };
+  const keys = Object.keys(out);
+  if (grow) out[`k${keys.length}`] = 1;
+  else if (keys.length > 0) delete out[keys[keys.length - 1]!];
+  return out;
+}
+
+/** The same members inserted in reverse order, recursively. */
+function reordered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reordered);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).reverse()) {
+    out[key] = reordered((value as Record<string, unknown>)[key]);
+  }
+  return out;
+}
+
+// Small values over a few keys and leaves, so that many of them are near misses of each other.
+const leaf = fc.constantFrom<unknown>(0, -0, 1, 1.5, '1', '', 'a', true, 'true', null, 1e21);
+const near = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    leaf,
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(fc.constantFrom('a', 'b', '0', 'toJSON', 'constructor'), tie('value'), {
+      maxKeys: 3,
+    }),
+  ),
+})).value;
+
+describe('argument hash memo', () => {
+  it('returns exactly the full computation when every value lands on the same entry', () => {
+    fc.assert(
+      fc.property(
+        fc.array(near, { minLength: 1, maxLength: 4 }),
+        fc.array(
+          fc.tuple(fc.nat(), fc.constantFrom('same', 'clone', 'reorder', 'shrink', 'grow')),
+          { maxLength: 30 },
+        ),
+        (pool, calls) => {
+          const memo = new ArgsMemo(() => 0);
+          for (const [pick, how] of calls) {
+            const value = pool[pick % pool.length];
+            const args =
+              how === 'same'
+                ? value
+                : how === 'clone'
+                  ? structuredClone(value)
+                  : how === 'reorder'
+                    ? reordered(value)
+                    : resized(value, how === 'grow');
+            if (typeof args !== 'object' || args === null) continue;
+            expect(memo.digest(args, hashing).hash).toBe(fresh(args));
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('hashes a content once, and from its third sighting builds no text, in any key order', () => {
+    let texts = 0;
+    let hashes = 0;
+    const counting = {
+      canonical: (value: unknown) => {
+        texts++;
+        return canonicalJson(value);
+      },
+      hash: (text: string) => {
+        hashes++;
+        return sha256(text);
+      },
+    };
+    const memo = new ArgsMemo();
+    const content = '{"n":[1,{"deep":true}],"path":"src","pattern":"x"}';
+    const first = memo.digest({ pattern: 'x', path: 'src', n: [1, { deep: true }] }, counting);
+    expect(first.hash).toBe(sha256(content));
+    expect(memo.digest(JSON.parse(content), counting)).toBe(first);
+    expect([texts, hashes]).toEqual([2, 1]);
+    expect(memo.digest(JSON.parse(content), counting)).toBe(first);
+    expect(memo.digest({ pattern: 'x', n: [1, { deep: true }], path: 'src' }, counting)).toBe(
+      first,
+    );
+    expect([texts, hashes]).toEqual([2, 1]);
+    const other = memo.digest({ pattern: 'x', path: 'src', n: [1, { deep: false }] }, counting);
+    expect(other.hash).not.toBe(first.hash);
+    expect([texts, hashes]).toEqual([3, 2]);
+  });
+
+  it('keeps a private copy: mutating the arguments later changes their hash', () => {
+    const args = { q: 'x', list: [1, 2] };
+    const before = argsHash(args);
+    args.list.push(3);
+    expect(argsHash(args)).toBe(fresh(args));
+    expect(argsHash(args)).not.toBe(before);
+  });
+
+  it('leaves values that are not plain JSON data to the full computation', () => {
+    class Query {
+      constructor(readonly q: string) {}
+    }
+    const values: object[] = [
+      { when: new Date(0) },
+      { toJSON: () => ({ replaced: true }) },
+      new Query('x'),
+      { a: undefined, b: 1 },
+      { n: Number.NaN },
+      [1, undefined, () => 1],
+      JSON.parse('{"__proto__":{"a":1},"b":2}'),
+      { deep: JSON.parse(`${'['.repeat(40)}1${']'.repeat(40)}`) },
+      { long: 'x'.repeat(100_000) },
+    ];
+    for (const value of values) {
+      expect(argsHash(value)).toBe(fresh(value));
+      expect(argsHash(value)).toBe(fresh(value));
+    }
+    expect(argsHash({ b: 2 })).toBe(fresh({ b: 2 }));
+  });
+
+  it('tells long strings apart that differ only where the fingerprint does not sample', () => {
+    const base = 'a'.repeat(1000);
+    const other = `${base.slice(0, 300)}b${base.slice(301)}`;
+    expect(argsHash({ text: base })).toBe(fresh({ text: base }));
+    expect(argsHash({ text: other })).toBe(fresh({ text: other }));
+    expect(argsHash({ text: other })).not.toBe(argsHash({ text: base }));
+  });
+});
