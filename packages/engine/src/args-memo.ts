@@ -97,18 +97,12 @@ function arrayPrint(items: unknown[], depth: number): number {
 
 function objectPrint(value: object, depth: number): number {
   const proto = Object.getPrototypeOf(value);
-  if (
-    (proto !== Object.prototype && proto !== null) ||
-    typeof (value as { toJSON?: unknown }).toJSON === 'function'
-  ) {
-    return refuse();
-  }
+  if (proto !== Object.prototype && proto !== null) return refuse();
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
-  // A sum of per-member prints: the same members in any insertion order print the same.
-  let h = 0x9e3779b9 ^ keys.length;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
+  // A sum of per-member prints: the same members in any insertion order print the same. An own
+  // toJSON is a function member, refused like every function; an inherited one is checked per call.
+  let h = 0x9e3779b9;
+  for (const key in record) {
     const member = record[key];
     if (member === undefined || key === '__proto__') return refuse();
     h = (h + mix(keyPrint(key), print(member, depth + 1))) | 0;
@@ -159,25 +153,33 @@ function same(value: unknown, snapshot: unknown): boolean {
 }
 
 function sameMembers(record: Record<string, unknown>, members: Members): boolean {
-  const keys = Object.keys(record);
-  if (keys.length !== members.keys.length) return false;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (key !== members.keys[i]) return sameReordered(record, keys, members);
+  let i = 0;
+  for (const key in record) {
+    if (key !== members.keys[i]) return sameReordered(record, members);
     if (!same(record[key], members.values[i])) return false;
+    i++;
   }
-  return true;
+  return i === members.keys.length;
 }
 
 /** The same members in another insertion order (canonical JSON sorts keys). */
-function sameReordered(record: Record<string, unknown>, keys: string[], members: Members): boolean {
+function sameReordered(record: Record<string, unknown>, members: Members): boolean {
+  const keys = Object.keys(record);
   // A miss is always safe (the hash is recomputed), so large reordered objects just miss.
-  if (keys.length > MAX_UNORDERED_KEYS) return false;
+  if (keys.length !== members.keys.length || keys.length > MAX_UNORDERED_KEYS) return false;
   for (const key of keys) {
     const at = members.keys.indexOf(key);
     if (at < 0 || !same(record[key], members.values[at])) return false;
   }
   return true;
+}
+
+/** Whether a toJSON was added to the prototypes of plain objects or arrays (then nothing is memoised). */
+function inheritedToJson(): boolean {
+  return (
+    (Object.prototype as { toJSON?: unknown }).toJSON !== undefined ||
+    (Array.prototype as { toJSON?: unknown }).toJSON !== undefined
+  );
 }
 
 /** A new digest of an args hash, without signatures yet. */
@@ -211,7 +213,7 @@ export class ArgsMemo {
     plain = true;
     budget = MAX_WEIGHT;
     const key = this.#bucket(print(args, 0));
-    if (!plain) return newDigest(hashing.hash(hashing.canonical(args)));
+    if (!plain || inheritedToJson()) return newDigest(hashing.hash(hashing.canonical(args)));
     const entry = this.#entries.get(key);
     if (entry !== undefined && entry.snapshot !== undefined && same(args, entry.snapshot)) {
       return entry.digest;

@@ -131,6 +131,22 @@ describe('argument hash memo', () => {
     expect(argsHash({ b: 2 })).toBe(fresh({ b: 2 }));
   });
 
+  it('memoises nothing while a toJSON sits on the prototype of plain objects', () => {
+    argsHash({ a: 1 });
+    argsHash({ a: 1 });
+    Object.defineProperty(Object.prototype, 'toJSON', {
+      value: () => 'replaced',
+      configurable: true,
+      writable: true,
+    });
+    try {
+      expect(argsHash({ a: 1 })).toBe(fresh({ a: 1 }));
+      expect(fresh({ a: 1 })).toBe(sha256('"replaced"'));
+    } finally {
+      delete (Object.prototype as { toJSON?: unknown }).toJSON;
+    }
+  });
+
   it('tells long strings apart that differ only where the fingerprint does not sample', () => {
     const base = 'a'.repeat(1000);
     const other = `${base.slice(0, 300)}b${base.slice(301)}`;
