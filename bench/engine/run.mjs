@@ -21,9 +21,9 @@ const result = 'src/config.ts:12: export function loadConfig()';
 const COPIES = 1024;
 const copiesOf = (args) =>
   Array.isArray(args) ? args : Array.from({ length: COPIES }, () => structuredClone(args));
-// The same shape with 1024 different contents: more than the engine's memo of recent arguments
-// keeps, so every call computes its hash in full (an agent that never repeats itself).
-const distinct = Array.from({ length: COPIES }, (_, i) => ({
+// The same shape with 65 536 different contents, far more than the engine's memo of recent
+// arguments spans, so every call computes its hash in full (an agent that never repeats itself).
+const distinct = Array.from({ length: 65_536 }, (_, i) => ({
   ...small,
   pattern: `loadConfig${i}`,
 }));
@@ -37,7 +37,7 @@ function engineLoop(args) {
       // Plain object literals, no spread: on this V8 `{ ...fresh, x }` costs microseconds.
       const tool = i & 1 ? 'grep' : 'read_file';
       // The same object in beforeCall and afterCall, as a framework passes one call's arguments.
-      const args = copies[i & (COPIES - 1)];
+      const args = copies[i & (copies.length - 1)];
       const before = engine.beforeCall({ scope: 'bench', tool, args });
       if (before.action === 'block') continue;
       engine.afterCall({
@@ -59,7 +59,7 @@ function naiveLoop(args) {
   return (n) => {
     for (let i = 0; i < n; i++) {
       const tool = i & 1 ? 'grep' : 'read_file';
-      const args = copies[i & (COPIES - 1)];
+      const args = copies[i & (copies.length - 1)];
       sig(tool, args); // before
       const s = sig(tool, args); // after
       counts.set(s, (counts.get(s) ?? 0) + 1);
@@ -70,7 +70,7 @@ function naiveLoop(args) {
 function hashLoop(args) {
   const copies = copiesOf(args);
   return (n) => {
-    for (let i = 0; i < n; i++) argsHash(copies[i & (COPIES - 1)]);
+    for (let i = 0; i < n; i++) argsHash(copies[i & (copies.length - 1)]);
   };
 }
 

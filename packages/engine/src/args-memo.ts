@@ -18,13 +18,21 @@ export interface Digest {
 }
 
 interface Entry {
-  readonly canonical: string;
-  /** A copy of the arguments, taken when they are seen a second time. */
-  snapshot: unknown;
+  /** A copy of the arguments, taken when their fingerprint is seen a second time. */
+  readonly snapshot: unknown;
   readonly digest: Digest;
 }
 
 const MAX_ENTRIES = 256;
+/** Fingerprints seen once, direct-mapped: a collision only delays or hastens an entry. */
+const SEEN_SLOTS = 1024;
+/**
+ * While nothing repeats (`COLD_AFTER` first sightings in a row), only one call in `COLD_SAMPLE`
+ * is fingerprinted: an agent that never repeats itself barely pays for the memo, and a loop that
+ * starts is caught by the sampled calls within a few laps.
+ */
+const COLD_AFTER = 64;
+const COLD_SAMPLE = 8;
 /** Weight budget per value: one per node plus one per 32 characters of string. */
 const MAX_WEIGHT = 1024;
 const MAX_DEPTH = 32;
@@ -195,13 +203,16 @@ export interface Hashing {
 
 /**
  * Memo of structured arguments to their digest, bounded (oldest entry out first). A first sighting
- * keeps only the canonical text, so an agent that never repeats itself pays for little more than the
- * fingerprint; a second sighting is confirmed by that text and keeps a copy, against which every
+ * only marks its fingerprint in a small table; a second sighting keeps a copy, against which every
  * later sighting is compared without building any text.
  */
 export class ArgsMemo {
   readonly #entries = new Map<number, Entry>();
+  readonly #seen = new Int32Array(SEEN_SLOTS);
   readonly #bucket: (fingerprint: number) => number;
+  /** Fingerprinted calls in a row that repeated nothing; from `COLD_AFTER` on, most skip the memo. */
+  #cold = 0;
+  #skipped = 0;
 
   /** `bucket` maps a fingerprint to its entry key: tests make every value collide with it. */
   constructor(bucket: (fingerprint: number) => number = (fingerprint) => fingerprint) {
@@ -210,27 +221,36 @@ export class ArgsMemo {
 
   /** The digest of `args` (an object or array), from the memo or computed with `hashing`. */
   digest(args: object, hashing: Hashing): Digest {
+    if (this.#cold >= COLD_AFTER && ++this.#skipped % COLD_SAMPLE !== 0) {
+      return newDigest(hashing.hash(hashing.canonical(args)));
+    }
     plain = true;
     budget = MAX_WEIGHT;
     const key = this.#bucket(print(args, 0));
-    if (!plain || inheritedToJson()) return newDigest(hashing.hash(hashing.canonical(args)));
+    if (!plain || inheritedToJson()) {
+      this.#cold++;
+      return newDigest(hashing.hash(hashing.canonical(args)));
+    }
     const entry = this.#entries.get(key);
-    if (entry !== undefined && entry.snapshot !== undefined && same(args, entry.snapshot)) {
+    if (entry !== undefined && same(args, entry.snapshot)) {
+      this.#cold = 0;
       return entry.digest;
     }
-    const canonical = hashing.canonical(args);
-    if (entry !== undefined && entry.canonical === canonical) {
-      // Plain data without accessors or toJSON: the copy has the same canonical text.
-      entry.snapshot = copyOf(args);
-      return entry.digest;
+    const digest = newDigest(hashing.hash(hashing.canonical(args)));
+    const slot = key & (SEEN_SLOTS - 1);
+    if (entry === undefined && this.#seen[slot] !== key) {
+      this.#seen[slot] = key;
+      this.#cold++;
+      return digest;
     }
-    const digest = newDigest(hashing.hash(canonical));
+    this.#cold = 0;
+    // Plain data without accessors or toJSON: the copy has the canonical JSON just hashed.
     if (entry !== undefined) this.#entries.delete(key);
     else if (this.#entries.size >= MAX_ENTRIES) {
       const oldest = this.#entries.keys().next();
       if (!oldest.done) this.#entries.delete(oldest.value);
     }
-    this.#entries.set(key, { canonical, snapshot: undefined, digest });
+    this.#entries.set(key, { snapshot: copyOf(args), digest });
     return digest;
   }
 }

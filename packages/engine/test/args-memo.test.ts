@@ -72,7 +72,7 @@ describe('argument hash memo', () => {
     );
   });
 
-  it('hashes a content once, and from its third sighting builds no text, in any key order', () => {
+  it('from the third sighting of a content builds no text, in any key order', () => {
     let texts = 0;
     let hashes = 0;
     const counting = {
@@ -89,16 +89,41 @@ describe('argument hash memo', () => {
     const content = '{"n":[1,{"deep":true}],"path":"src","pattern":"x"}';
     const first = memo.digest({ pattern: 'x', path: 'src', n: [1, { deep: true }] }, counting);
     expect(first.hash).toBe(sha256(content));
-    expect(memo.digest(JSON.parse(content), counting)).toBe(first);
-    expect([texts, hashes]).toEqual([2, 1]);
-    expect(memo.digest(JSON.parse(content), counting)).toBe(first);
+    const second = memo.digest(JSON.parse(content), counting);
+    expect(second.hash).toBe(first.hash);
+    expect([texts, hashes]).toEqual([2, 2]);
+    expect(memo.digest(JSON.parse(content), counting)).toBe(second);
     expect(memo.digest({ pattern: 'x', n: [1, { deep: true }], path: 'src' }, counting)).toBe(
-      first,
+      second,
     );
-    expect([texts, hashes]).toEqual([2, 1]);
+    expect([texts, hashes]).toEqual([2, 2]);
     const other = memo.digest({ pattern: 'x', path: 'src', n: [1, { deep: false }] }, counting);
     expect(other.hash).not.toBe(first.hash);
-    expect([texts, hashes]).toEqual([3, 2]);
+    expect([texts, hashes]).toEqual([3, 3]);
+  });
+
+  it('after a long run without repeats still catches a loop within a few laps', () => {
+    let hashes = 0;
+    const counting = {
+      canonical: canonicalJson,
+      hash: (text: string) => {
+        hashes++;
+        return sha256(text);
+      },
+    };
+    const memo = new ArgsMemo();
+    for (let i = 0; i < 500; i++) memo.digest({ q: `distinct ${i}` }, counting);
+    expect(hashes).toBe(500);
+    const perCall: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const before = hashes;
+      expect(memo.digest({ q: 'looping' }, counting).hash).toBe(fresh({ q: 'looping' }));
+      perCall.push(hashes - before);
+    }
+    const lastHashed = perCall.lastIndexOf(1);
+    expect(lastHashed).toBeGreaterThan(0);
+    expect(lastHashed).toBeLessThan(24);
+    expect(perCall.slice(lastHashed + 1).every((n) => n === 0)).toBe(true);
   });
 
   it('keeps a private copy: mutating the arguments later changes their hash', () => {
