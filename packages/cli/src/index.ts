@@ -1,5 +1,5 @@
 export { main } from './main.js';
-export type { OtlpParseResult, ReplayLine } from './otlp-input.js';
+export type { OtlpParseResult, ReplayCall, ReplayLine } from './otlp-input.js';
 export { OtlpInputError, parseOtlpTrace } from './otlp-input.js';
 export type { ReplayError, ReplayRecord } from './replay.js';
 export { parseReplayText, Replayer } from './replay.js';

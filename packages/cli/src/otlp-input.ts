@@ -1,7 +1,15 @@
 /** One line of a replay: a tool call as the agent made it, or the start of a new user turn. */
-export type ReplayLine =
-  | { scope?: string; tool: string; args?: unknown; ok?: boolean; result?: unknown }
-  | { reset: string };
+export type ReplayLine = ReplayCall | { reset: string };
+
+/** A recorded tool call; `ran: false` marks one that was attempted but never ran (it was blocked). */
+export interface ReplayCall {
+  scope?: string;
+  tool: string;
+  args?: unknown;
+  ok?: boolean;
+  result?: unknown;
+  ran?: boolean;
+}
 
 /** Replay lines recovered from an OTLP trace export, and how many tool spans could not be used. */
 export interface OtlpParseResult {
@@ -121,12 +129,17 @@ function toReplayLine(span: Json, attrs: Map<string, unknown>): ReplayLine | und
     stringAttr(attrs, 'loopguard.scope') ??
     stringAttr(attrs, 'gen_ai.conversation.id') ??
     traceIdOf(span.traceId);
-  const line: { scope?: string; tool: string; args?: unknown; ok?: boolean; result?: unknown } = {
+  const line: ReplayCall = {
     tool,
     args: typeof rawArgs === 'string' ? parseMaybeJson(rawArgs) : rawArgs,
-    ok: !isError(span.status),
   };
   if (scope !== undefined) line.scope = scope;
+  // A call loopguard blocked never ran: an attempt for the streak, not a failure.
+  if (attrs.get('error.type') === 'loopguard.blocked') {
+    line.ran = false;
+    return line;
+  }
+  line.ok = !isError(span.status);
   const result = attrs.get('gen_ai.tool.call.result');
   if (result !== undefined) line.result = withoutNotices(result);
   return line;

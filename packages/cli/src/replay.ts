@@ -14,6 +14,8 @@ export interface ReplayRecord {
   count: number;
   level?: number;
   halt: boolean;
+  /** Present (false) when the input says the call never ran. */
+  ran?: false;
 }
 
 /** A line of input that could not be used, with its 1-based line number. */
@@ -36,9 +38,11 @@ export function toReplayLine(value: unknown): ReplayLine | string {
   if (typeof obj.tool !== 'string' || obj.tool === '') return '"tool" must be a non-empty string';
   if (obj.scope !== undefined && typeof obj.scope !== 'string') return '"scope" must be a string';
   if (obj.ok !== undefined && typeof obj.ok !== 'boolean') return '"ok" must be true or false';
+  if (obj.ran !== undefined && typeof obj.ran !== 'boolean') return '"ran" must be true or false';
   const line: ReplayLine = { tool: obj.tool, args: obj.args, result: obj.result };
   if (obj.scope !== undefined) line.scope = obj.scope as string;
   if (obj.ok !== undefined) line.ok = obj.ok as boolean;
+  if (obj.ran === false) line.ran = false;
   return line;
 }
 
@@ -53,7 +57,7 @@ export function parseReplayText(text: string): ReplayLine | string {
   return toReplayLine(value);
 }
 
-/** Runs replay lines through the engine as a host would: blocked calls are not passed to afterCall. */
+/** Runs replay lines through the engine as a host would: calls blocked now or when recorded are not passed to afterCall. */
 export class Replayer {
   #calls = 0;
 
@@ -69,8 +73,9 @@ export class Replayer {
     const scope = line.scope ?? 'default';
     const call = { scope, tool: line.tool, args: line.args };
     const before = this.engine.beforeCall(call);
+    // A call that never ran (blocked when it was recorded) has no outcome to report.
     const decision =
-      before.action === 'block'
+      before.action === 'block' || line.ran === false
         ? before
         : this.engine.afterCall({ ...call, ok: line.ok, result: line.result });
     const record: ReplayRecord = {
@@ -86,6 +91,7 @@ export class Replayer {
       halt: this.engine.haltDecision(scope) !== undefined,
     };
     if (decision.level !== undefined) record.level = decision.level;
+    if (line.ran === false) record.ran = false;
     return record;
   }
 }

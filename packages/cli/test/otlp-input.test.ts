@@ -162,6 +162,36 @@ describe('parseOtlpTrace', () => {
     ]);
   });
 
+  it('reads a call loopguard blocked as attempted but never run, not as a failure', () => {
+    const { text } = exportSpans([
+      {
+        tool: 'bash',
+        start: T0,
+        error: true,
+        attrs: {
+          'gen_ai.tool.call.arguments': '{"cmd":"make"}',
+          'loopguard.scope': 's',
+          'error.type': 'loopguard.blocked',
+        },
+      },
+      {
+        tool: 'bash',
+        start: T0 + 1,
+        error: true,
+        attrs: {
+          'gen_ai.tool.call.arguments': '{"cmd":"make"}',
+          'gen_ai.tool.call.result': 'exit 2',
+          'loopguard.scope': 's',
+          'error.type': 'tool_error',
+        },
+      },
+    ]);
+    expect(parseOtlpTrace(text).calls).toEqual([
+      { scope: 's', tool: 'bash', args: { cmd: 'make' }, ran: false },
+      { scope: 's', tool: 'bash', args: { cmd: 'make' }, ok: false, result: 'exit 2' },
+    ]);
+  });
+
   it('takes loopguard notices off captured results, so equal tool results stay equal', () => {
     const notice = '[loopguard] Warning: grep returned the same result 2 times: no progress.';
     const results = [

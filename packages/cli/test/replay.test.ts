@@ -101,6 +101,26 @@ describe('loopguard replay --json', () => {
     expect(cycle.map((r) => r.action)).toContain('halt');
   });
 
+  it('counts a call that never ran as an attempt only: no outcome, no failure, no repetition', async () => {
+    const neverRan = JSON.stringify({
+      scope: 'r',
+      tool: 'bash',
+      args: { cmd: 'make' },
+      ran: false,
+    });
+    const failed = JSON.stringify({ scope: 'r', tool: 'bash', args: { cmd: 'make' }, ok: false });
+    const { stdout } = await replay(
+      file([neverRan, neverRan, neverRan, neverRan, neverRan, failed]),
+    );
+    const out = records(stdout);
+    expect(out.slice(0, 5).map((r) => [r.ran, r.before, r.action, r.streak, r.axes])).toEqual(
+      [1, 2, 3, 4, 5].map((streak) => [false, 'allow', 'allow', streak, []]),
+    );
+    // One failure so far, not six: the exact-failure warning needs two.
+    expect(out[5]).toMatchObject({ action: 'allow', streak: 6, axes: [], count: 6 });
+    expect(out[5]!.ran).toBeUndefined();
+  });
+
   it('reports bad lines by number and replays every other line', async () => {
     const path = file([
       '{"tool":"grep","args":{"q":1}}',
