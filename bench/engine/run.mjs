@@ -28,20 +28,23 @@ const distinct = Array.from({ length: 65_536 }, (_, i) => ({
   pattern: `loadConfig${i}`,
 }));
 
-function engineLoop(args) {
+function engineLoop(args, agents = 1) {
   const copies = copiesOf(args);
+  const scopes = Array.from({ length: agents }, (_, i) => `agent-${i}`);
   const engine = createEngine({ configFile: false, env: {}, onDiagnostic: () => {} });
   return (n) => {
     for (let i = 0; i < n; i++) {
+      // Agents take turns, two calls each (one agent: every call in one scope).
+      const scope = scopes[(i >> 1) % agents];
       // 2 alternating signatures in one scope: realistic mix of repeats and changes
       // Plain object literals, no spread: on this V8 `{ ...fresh, x }` costs microseconds.
       const tool = i & 1 ? 'grep' : 'read_file';
       // The same object in beforeCall and afterCall, as a framework passes one call's arguments.
       const args = copies[i & (copies.length - 1)];
-      const before = engine.beforeCall({ scope: 'bench', tool, args });
+      const before = engine.beforeCall({ scope, tool, args });
       if (before.action === 'block') continue;
       engine.afterCall({
-        scope: 'bench',
+        scope,
         tool,
         args,
         ok: true,
@@ -100,13 +103,14 @@ function bytesPerScope(scopes) {
 }
 
 const rows = [];
-for (const [name, args] of [
-  ['small (3 keys)', small],
-  ['small, never the same content twice', distinct],
-  ['large (50-element array)', large],
+for (const [name, args, agents] of [
+  ['small (3 keys)', small, 1],
+  ['small, never the same content twice', distinct, 1],
+  ['small, 5 000 agents taking turns', small, 5000],
+  ['large (50-element array)', large, 1],
 ]) {
   const iterations = name.startsWith('large') ? 20_000 : 200_000;
-  const engineNs = measure(engineLoop(args), { iterations });
+  const engineNs = measure(engineLoop(args, agents), { iterations });
   const naiveNs = measure(naiveLoop(args), { iterations });
   const hashNs = measure(hashLoop(args), { iterations });
   rows.push([name, ns(engineNs), ns(naiveNs), `${(naiveNs / engineNs).toFixed(2)}×`, ns(hashNs)]);

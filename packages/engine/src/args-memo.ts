@@ -8,6 +8,8 @@
  * to keep, take the full path.
  */
 
+import { dropOldest } from './drop-oldest.js';
+
 /** A computed args hash with the signature strings last built from it. */
 export interface Digest {
   readonly hash: string;
@@ -246,10 +248,7 @@ export class ArgsMemo {
     this.#cold = 0;
     // Plain data without accessors or toJSON: the copy has the canonical JSON just hashed.
     if (entry !== undefined) this.#entries.delete(key);
-    else if (this.#entries.size >= MAX_ENTRIES) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.#entries.delete(oldest.value);
-    }
+    else if (this.#entries.size >= MAX_ENTRIES) dropOldest(this.#entries, MAX_ENTRIES / 8);
     this.#entries.set(key, { snapshot: copyOf(args), digest });
     return digest;
   }

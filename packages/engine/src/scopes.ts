@@ -1,6 +1,11 @@
 interface Entry<V> {
+  readonly key: string;
   value: V;
   lastSeen: number;
+  /** Towards the least recently used end. */
+  older: Entry<V> | undefined;
+  /** Towards the most recently used end. */
+  newer: Entry<V> | undefined;
 }
 
 const SWEEP_PER_ACCESS = 8;
@@ -8,11 +13,14 @@ const SWEEP_PER_ACCESS = 8;
 /**
  * Per-key state with bounded memory: least recently used first out once `max` is reached,
  * and entries idle longer than `idleMs` dropped, one entry at a time (never a clear-everything).
+ * Recency is a linked list beside the map: touching an entry relinks it and never deletes and
+ * re-inserts a map key, so the map is never iterated past a trail of deleted slots (with
+ * thousands of scopes, that made every call walk thousands of holes).
  */
 export class ScopeMap<V> {
   readonly #entries = new Map<string, Entry<V>>();
-  #lastKey: string | undefined;
-  #lastEntry: Entry<V> | undefined;
+  #oldest: Entry<V> | undefined;
+  #newest: Entry<V> | undefined;
 
   constructor(
     private readonly max: number,
@@ -21,35 +29,28 @@ export class ScopeMap<V> {
 
   /** The live entry for `key`, touched, or a new one from `create`. */
   acquire(key: string, now: number, create: () => V): V {
-    const last = this.#lastEntry;
-    if (key === this.#lastKey && last !== undefined && now - last.lastSeen <= this.idleMs) {
-      // Already the most recently used entry: nothing to reorder.
-      last.lastSeen = now;
-      return last.value;
+    const newest = this.#newest;
+    if (newest !== undefined && newest.key === key && now - newest.lastSeen <= this.idleMs) {
+      // Already the most recently used entry: nothing to relink.
+      newest.lastSeen = now;
+      return newest.value;
     }
     this.#sweep(now);
     let entry = this.#entries.get(key);
     if (entry !== undefined) {
-      this.#entries.delete(key);
-      if (now - entry.lastSeen > this.idleMs) entry = { value: create(), lastSeen: now };
-      else entry.lastSeen = now;
-      this.#entries.set(key, entry);
-      this.#lastKey = key;
-      this.#lastEntry = entry;
+      if (now - entry.lastSeen > this.idleMs) entry.value = create();
+      entry.lastSeen = now;
+      this.#unlink(entry);
+      this.#link(entry);
       return entry.value;
     }
-    const value = create();
-    entry = { value, lastSeen: now };
+    entry = { key, value: create(), lastSeen: now, older: undefined, newer: undefined };
     this.#entries.set(key, entry);
-    this.#lastKey = key;
-    this.#lastEntry = entry;
-    while (this.#entries.size > this.max) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done) break;
-      this.#entries.delete(oldest.value);
-      if (oldest.value === this.#lastKey) this.#forgetLast();
+    this.#link(entry);
+    while (this.#entries.size > this.max && this.#oldest !== undefined) {
+      this.#remove(this.#oldest);
     }
-    return value;
+    return entry.value;
   }
 
   /** The entry for `key` if live, without touching it. */
@@ -57,32 +58,48 @@ export class ScopeMap<V> {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     if (now - entry.lastSeen > this.idleMs) {
-      this.delete(key);
+      this.#remove(entry);
       return undefined;
     }
     return entry.value;
   }
 
   delete(key: string): void {
-    this.#entries.delete(key);
-    if (key === this.#lastKey) this.#forgetLast();
+    const entry = this.#entries.get(key);
+    if (entry !== undefined) this.#remove(entry);
   }
 
   get size(): number {
     return this.#entries.size;
   }
 
-  #forgetLast(): void {
-    this.#lastKey = undefined;
-    this.#lastEntry = undefined;
+  #link(entry: Entry<V>): void {
+    entry.older = this.#newest;
+    entry.newer = undefined;
+    if (this.#newest !== undefined) this.#newest.newer = entry;
+    else this.#oldest = entry;
+    this.#newest = entry;
+  }
+
+  #unlink(entry: Entry<V>): void {
+    if (entry.older !== undefined) entry.older.newer = entry.newer;
+    else this.#oldest = entry.newer;
+    if (entry.newer !== undefined) entry.newer.older = entry.older;
+    else this.#newest = entry.older;
+    entry.older = undefined;
+    entry.newer = undefined;
+  }
+
+  #remove(entry: Entry<V>): void {
+    this.#unlink(entry);
+    this.#entries.delete(entry.key);
   }
 
   #sweep(now: number): void {
-    let checked = 0;
-    for (const [key, entry] of this.#entries) {
-      if (checked++ >= SWEEP_PER_ACCESS || now - entry.lastSeen <= this.idleMs) return;
-      this.#entries.delete(key);
-      if (key === this.#lastKey) this.#forgetLast();
+    for (let checked = 0; checked < SWEEP_PER_ACCESS; checked++) {
+      const oldest = this.#oldest;
+      if (oldest === undefined || now - oldest.lastSeen <= this.idleMs) return;
+      this.#remove(oldest);
     }
   }
 }

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { ArgsMemo, type Digest, type Hashing, newDigest } from './args-memo.js';
+import { dropOldest } from './drop-oldest.js';
 
 const HEX16 = 16;
 
@@ -146,10 +147,7 @@ class RawStringMemo {
     if (digest !== undefined) return digest;
     digest = newDigest(sha256Hex(canonicalJson(normalizeArgs(text))));
     if (text.length <= CACHE_MAX_TEXT) {
-      if (this.#entries.size >= CACHE_MAX_ENTRIES) {
-        const oldest = this.#entries.keys().next();
-        if (!oldest.done) this.#entries.delete(oldest.value);
-      }
+      if (this.#entries.size >= CACHE_MAX_ENTRIES) dropOldest(this.#entries, CACHE_MAX_ENTRIES / 8);
       this.#entries.set(text, digest);
     }
     return digest;

@@ -1,3 +1,4 @@
+import { dropOldest } from './drop-oldest.js';
 import type { AxisThresholds, Finding, ToolKind } from './types.js';
 
 /** What the engine remembers about one signature within a scope. */
@@ -66,8 +67,9 @@ export interface CallContext {
   hardStop: boolean;
 }
 
-/** Most signatures remembered per scope; the oldest is forgotten first. */
+/** Most signatures remembered per scope; the oldest are forgotten first, a batch at a time. */
 export const MAX_SIGNATURES_PER_SCOPE = 4096;
+const SIGNATURES_DROPPED_AT_ONCE = 256;
 
 /** A fresh scope. */
 export function newScope(): ScopeState {
@@ -96,8 +98,7 @@ export function signatureState(scope: ScopeState, signature: string): SignatureS
     };
     scope.signatures.set(signature, sig);
     if (scope.signatures.size > MAX_SIGNATURES_PER_SCOPE) {
-      const oldest = scope.signatures.keys().next();
-      if (!oldest.done) scope.signatures.delete(oldest.value);
+      dropOldest(scope.signatures, SIGNATURES_DROPPED_AT_ONCE);
     }
   }
   return sig;

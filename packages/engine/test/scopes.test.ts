@@ -39,6 +39,15 @@ describe('scopes', () => {
     expect(engine.scopeCount()).toBe(1);
   });
 
+  it('forgets the oldest signatures of a scope past 4 096, and keeps the recent ones', () => {
+    const engine = engineWith();
+    for (let i = 0; i < 3; i++) call(engine, 'bash', { cmd: 'first' });
+    for (let i = 0; i < 5000; i++) call(engine, 'bash', { cmd: `other ${i}` });
+    // Three attempts of 'first' were forgotten; 'other 4999' is still known.
+    expect(call(engine, 'bash', { cmd: 'first' }).before.count).toBe(1);
+    expect(call(engine, 'bash', { cmd: 'other 4999' }).before.count).toBe(2);
+  });
+
   it('stays bounded under a million distinct scopes', () => {
     const engine = engineWith({ scopes: { max: 1000 } });
     for (let i = 0; i < 1_000_000; i++) {
@@ -60,6 +69,73 @@ describe('scopes', () => {
           for (const k of recent) expect(map.peek(String(k), 0)).toBe(k);
         },
       ),
+    );
+  });
+
+  it('ScopeMap behaves like a plain least-recently-used list with idle expiry (model property)', () => {
+    interface Slot {
+      key: string;
+      value: number;
+      lastSeen: number;
+    }
+    const op = fc.record({
+      kind: fc.constantFrom('acquire', 'acquire', 'peek', 'delete'),
+      key: fc.oneof(fc.constant(0), fc.nat(4)),
+      dt: fc.nat(3),
+    });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(op, { maxLength: 120 }),
+        (max, idleMs, ops) => {
+          const map = new ScopeMap<number>(max, idleMs);
+          const order: Slot[] = []; // oldest first
+          let created = 0;
+          let now = 0;
+          const idle = (slot: Slot) => now - slot.lastSeen > idleMs;
+          const modelAcquire = (key: string, value: number): number => {
+            const last = order[order.length - 1];
+            if (last?.key === key && !idle(last)) {
+              last.lastSeen = now;
+              return last.value;
+            }
+            for (let c = 0; c < 8 && order[0] !== undefined && idle(order[0]); c++) order.shift();
+            const at = order.findIndex((slot) => slot.key === key);
+            if (at >= 0) {
+              const [slot] = order.splice(at, 1) as [Slot];
+              if (idle(slot)) slot.value = value;
+              slot.lastSeen = now;
+              order.push(slot);
+              return slot.value;
+            }
+            order.push({ key, value, lastSeen: now });
+            while (order.length > max) order.shift();
+            return value;
+          };
+          for (const { kind, key: k, dt } of ops) {
+            now += dt;
+            const key = String(k);
+            if (kind === 'acquire') {
+              const next = created + 1;
+              const got = map.acquire(key, now, () => ++created);
+              expect(got).toBe(modelAcquire(key, next));
+            } else if (kind === 'peek') {
+              const at = order.findIndex((slot) => slot.key === key);
+              let expected: number | undefined;
+              if (at >= 0 && idle(order[at]!)) order.splice(at, 1);
+              else if (at >= 0) expected = order[at]!.value;
+              expect(map.peek(key, now)).toBe(expected);
+            } else {
+              const at = order.findIndex((slot) => slot.key === key);
+              if (at >= 0) order.splice(at, 1);
+              map.delete(key);
+            }
+            expect(map.size).toBe(order.length);
+          }
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 
