@@ -197,12 +197,6 @@ export function newDigest(hash: string): Digest {
   return { hash, toolA: undefined, signatureA: '', toolB: undefined, signatureB: '' };
 }
 
-/** How a memo turns a value into its hash: canonical JSON, then the digest of that text. */
-export interface Hashing {
-  canonical(value: unknown): string;
-  hash(text: string): string;
-}
-
 /**
  * Memo of structured arguments to their digest, bounded (oldest entry out first). A first sighting
  * only marks its fingerprint in a small table; a second sighting keeps a copy, against which every
@@ -221,24 +215,24 @@ export class ArgsMemo {
     this.#bucket = bucket;
   }
 
-  /** The digest of `args` (an object or array), from the memo or computed with `hashing`. */
-  digest(args: object, hashing: Hashing): Digest {
+  /** The digest of `args` (an object or array), from the memo or computed by `hashOf`. */
+  digest(args: object, hashOf: (value: unknown) => string): Digest {
     if (this.#cold >= COLD_AFTER && ++this.#skipped % COLD_SAMPLE !== 0) {
-      return newDigest(hashing.hash(hashing.canonical(args)));
+      return newDigest(hashOf(args));
     }
     plain = true;
     budget = MAX_WEIGHT;
     const key = this.#bucket(print(args, 0));
     if (!plain || inheritedToJson()) {
       this.#cold++;
-      return newDigest(hashing.hash(hashing.canonical(args)));
+      return newDigest(hashOf(args));
     }
     const entry = this.#entries.get(key);
     if (entry !== undefined && same(args, entry.snapshot)) {
       this.#cold = 0;
       return entry.digest;
     }
-    const digest = newDigest(hashing.hash(hashing.canonical(args)));
+    const digest = newDigest(hashOf(args));
     const slot = key & (SEEN_SLOTS - 1);
     if (entry === undefined && this.#seen[slot] !== key) {
       this.#seen[slot] = key;

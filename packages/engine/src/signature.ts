@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { ArgsMemo, type Digest, type Hashing, newDigest } from './args-memo.js';
+import { ArgsMemo, type Digest, newDigest } from './args-memo.js';
 import { dropOldest } from './drop-oldest.js';
 
 const HEX16 = 16;
@@ -145,7 +145,7 @@ class RawStringMemo {
   digest(text: string): Digest {
     let digest = this.#entries.get(text);
     if (digest !== undefined) return digest;
-    digest = newDigest(sha256Hex(canonicalJson(normalizeArgs(text))));
+    digest = newDigest(canonicalHash(normalizeArgs(text)));
     if (text.length <= CACHE_MAX_TEXT) {
       if (this.#entries.size >= CACHE_MAX_ENTRIES) dropOldest(this.#entries, CACHE_MAX_ENTRIES / 8);
       this.#entries.set(text, digest);
@@ -157,19 +157,18 @@ class RawStringMemo {
 const byRawString = new RawStringMemo();
 const byContent = new ArgsMemo();
 
-function sha256Hex(text: string): string {
-  return hash('sha256', text, 'hex');
+/** SHA-256 of the canonical JSON of a value, hex. */
+function canonicalHash(value: unknown): string {
+  return hash('sha256', canonicalJson(value), 'hex');
 }
-
-const hashing: Hashing = { canonical: canonicalJson, hash: sha256Hex };
 
 /** The args hash of a call as a digest that also caches its signature strings. */
 export function argsDigest(args: unknown, ignoreArgs: readonly string[]): Digest {
   if (typeof args === 'string' && ignoreArgs.length === 0) return byRawString.digest(args);
   const value = withoutKeys(normalizeArgs(args), ignoreArgs);
   return typeof value === 'object' && value !== null
-    ? byContent.digest(value, hashing)
-    : newDigest(sha256Hex(canonicalJson(value)));
+    ? byContent.digest(value, canonicalHash)
+    : newDigest(canonicalHash(value));
 }
 
 /** Lowercase hex SHA-256 of the canonical JSON of the arguments (contract section 1). */
