@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -29,6 +29,19 @@ describe('duckdb file store', () => {
     expect(c.rejectedSpans).toEqual([{ reason: 'invalid_trace_id', value: 1 }]);
     expect((await second.summary({ from: T0, to: T0 + 1 })).warns).toBe(1);
     await second.close();
+  });
+
+  it('stages beside the database file and clears what a crashed run left there', async () => {
+    const path = join(dir, 'staged.duckdb');
+    const stage = `${path}.stage`;
+    mkdirSync(stage);
+    writeFileSync(join(stage, 'batch-7.ndjson'), '{"left": "by a killed process"}\n');
+    const store = await openDuckDbStore({ path });
+    expect(readdirSync(stage)).toEqual([]);
+    await store.insert([makeToolSpan({ timeMs: T0 })]);
+    expect((await store.summary({ from: T0, to: T0 + 1 })).calls).toBe(1);
+    await store.close();
+    expect(existsSync(stage)).toBe(false);
   });
 
   it('commits concurrent inserts in groups; a bad batch fails alone', async () => {

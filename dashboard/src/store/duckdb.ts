@@ -32,6 +32,19 @@ export interface DuckDbStoreOptions {
   maxBatchSpans?: number;
 }
 
+/**
+ * Where grouped inserts stage their files: beside the database file (DuckDB's lock on the file
+ * makes it this process's own, so what a crashed run left there is removed), or a fresh temporary
+ * directory for `:memory:`.
+ */
+function openStageDir(path: string): string {
+  if (path === ':memory:') return mkdtempSync(join(tmpdir(), 'loopguard-stage-'));
+  const dir = `${path}.stage`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir);
+  return dir;
+}
+
 /** Default database file of the dashboard. */
 export const DEFAULT_DB_PATH = '.loopguard/loopguard.duckdb';
 
@@ -51,7 +64,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     // fewer, larger checkpoints: commits only append to the WAL until it holds 256 MB
     await c.run("SET checkpoint_threshold = '256MB'");
   });
-  const stageDir = mkdtempSync(join(tmpdir(), 'loopguard-stage-'));
+  const stageDir = openStageDir(path);
   const inserts = new GroupWriter({ writer, stageDir, maxBatchSpans: maxBatch });
   let nextReader = 0;
   let closed = false;

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -10,7 +10,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ReplayRecord } from '../src/replay.js';
 import { runReplay } from '../src/replay-command.js';
 
@@ -53,7 +53,9 @@ function records(stdout: string): ReplayRecord[] {
 }
 
 function file(lines: string[]): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'loopguard-replay-')), 'session.jsonl');
+  const dir = mkdtempSync(join(tmpdir(), 'loopguard-replay-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'session.jsonl');
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
 }
@@ -201,6 +203,7 @@ describe('the loopguard binary', () => {
 
   it('config check names each bad key and value, and accepts a good file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopguard-check-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'guardrails:\n  hardStop: sometimes\n  warnAfter:\n    repetiton: 3\n');
     const result = spawnSync(process.execPath, [bin, 'config', 'check', bad], { encoding: 'utf8' });

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { argsHash, canonicalJson, signatureOf } from '../src/signature.js';
 
 const PYTHON = `
@@ -87,6 +87,7 @@ describe('argsHash', () => {
       seed: 42,
     });
     const dir = mkdtempSync(join(tmpdir(), 'loopguard-py-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'args.jsonl');
     writeFileSync(file, `${samples.map((s) => JSON.stringify(s)).join('\n')}\n`);
     const script = join(dir, 'hash.py');
