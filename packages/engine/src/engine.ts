@@ -13,7 +13,9 @@ import { argsDigest, digestSignature, resultHash } from './signature.js';
 import {
   type CallContext,
   type EffectivePolicy,
+  MAX_PENDING_PER_SCOPE,
   newScope,
+  type PendingCall,
   type ScopeState,
   type SignatureState,
   signatureState,
@@ -52,8 +54,8 @@ function decide(ctx: CallContext, scopeKey: string, hash: string, findings: Find
     tool: ctx.tool,
     signature: ctx.signature,
     argsHash: hash,
-    streak: ctx.scope.streak,
-    count: ctx.sig.calls,
+    streak: ctx.streak,
+    count: ctx.count,
     findings,
     axis: top?.axis,
     message:
@@ -97,6 +99,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     sig: signatureState(newScope(), ''),
     tool: '',
     signature: '',
+    streak: 0,
+    count: 0,
     policy: resolvePolicy(config, ''),
     warnings: config.guardrails.warnings,
     hardStop: config.guardrails.hardStop,
@@ -107,11 +111,15 @@ export function createEngine(options: EngineOptions = {}): Engine {
     signature: string,
     policy: EffectivePolicy,
     sig: SignatureState,
+    streak: number,
+    count: number,
   ): CallContext => {
     ctx.scope = scope;
     ctx.sig = sig;
     ctx.tool = tool;
     ctx.signature = signature;
+    ctx.streak = streak;
+    ctx.count = count;
     ctx.policy = policy;
     return ctx;
   };
@@ -123,8 +131,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const digest = argsDigest(call.args, policy.ignoreArgs);
     const hash = digest.hash;
     const signature = digestSignature(call.tool, digest);
-    const ctx = context(scope, call.tool, signature, policy, signatureState(scope, signature));
-    countAttempt(scope, ctx.sig);
+    const sig = signatureState(scope, signature);
+    countAttempt(scope, sig);
+    const ctx = context(scope, call.tool, signature, policy, sig, scope.streak, sig.calls);
     let stop: Finding | undefined;
     if (ctx.hardStop) {
       const halted = scope.halt?.action === 'halt' ? scope.halt : undefined;
@@ -135,11 +144,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
           : (repetitionBefore(ctx) ?? exactFailureBefore(ctx) ?? noProgressBefore(ctx));
     }
     if (stop !== undefined) {
-      scope.pending = undefined;
       recordHalt(scope, [stop]);
       return decide(ctx, scopeKey, hash, [stop]) as BeforeDecision;
     }
-    scope.pending = { tool: call.tool, args: call.args, hash, signature, sig: ctx.sig };
+    const pending = scope.pending;
+    if (pending.length >= MAX_PENDING_PER_SCOPE) pending.shift();
+    pending.push({
+      tool: call.tool,
+      args: call.args,
+      hash,
+      signature,
+      sig,
+      streak: ctx.streak,
+      count: ctx.count,
+    });
     return decide(ctx, scopeKey, hash, []) as AllowDecision;
   };
 
@@ -147,25 +165,32 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const scopeKey = call.scope ?? DEFAULT_SCOPE;
     const scope = scopes.acquire(scopeKey, now(), newScope);
     const policy = policyOf(call.tool);
-    const pending = scope.pending;
-    scope.pending = undefined;
     let hash: string;
     let signature: string;
     let sig: SignatureState;
-    if (pending !== undefined && pending.tool === call.tool && pending.args === call.args) {
-      // The call beforeCall admitted: its attempt is counted and its signature known.
+    let streak: number;
+    let count: number;
+    // The call beforeCall admitted (the same arguments object, else the same signature): its
+    // attempt is counted and its signature known.
+    let pending = takePending(scope.pending, call.tool, call.args, undefined);
+    if (pending !== undefined) {
       hash = pending.hash;
       signature = pending.signature;
-      sig = pending.sig;
     } else {
       const digest = argsDigest(call.args, policy.ignoreArgs);
       hash = digest.hash;
       signature = digestSignature(call.tool, digest);
-      if (pending !== undefined && pending.signature === signature) sig = pending.sig;
-      else {
-        sig = signatureState(scope, signature);
-        countAttempt(scope, sig);
-      }
+      pending = takePending(scope.pending, undefined, undefined, signature);
+    }
+    if (pending !== undefined) {
+      sig = pending.sig;
+      streak = pending.streak;
+      count = pending.count;
+    } else {
+      sig = signatureState(scope, signature);
+      countAttempt(scope, sig);
+      streak = scope.streak;
+      count = sig.calls;
     }
     const ok = call.ok ?? true;
     const result = resultHash(call.result);
@@ -173,11 +198,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
       policy.kind !== 'poller' && policy.nudge && !excluded.has(call.tool)
         ? thresholds.current()
         : undefined;
-    const ctx = context(scope, call.tool, signature, policy, sig);
+    const ctx = context(scope, call.tool, signature, policy, sig, streak, count);
     const findings: Finding[] = [];
     let finding: Finding | undefined;
     if (nudgeAt !== undefined) {
-      finding = streakFinding(call.tool, scope.streak, nudgeAt);
+      finding = streakFinding(call.tool, streak, nudgeAt);
       if (finding) findings.push(finding);
     }
     if (ok) {
@@ -213,6 +238,31 @@ export function createEngine(options: EngineOptions = {}): Engine {
     config,
     scopeCount: () => scopes.size,
   };
+}
+
+/**
+ * Removes and returns the oldest in-flight call with this tool and arguments object, or (with
+ * `signature`) with this signature.
+ */
+function takePending(
+  pending: PendingCall[],
+  tool: string | undefined,
+  args: unknown,
+  signature: string | undefined,
+): PendingCall | undefined {
+  for (let i = 0; i < pending.length; i++) {
+    const call = pending[i]!;
+    if (
+      signature === undefined
+        ? call.tool !== tool || call.args !== args
+        : call.signature !== signature
+    )
+      continue;
+    if (i === 0) pending.shift();
+    else pending.splice(i, 1);
+    return call;
+  }
+  return undefined;
 }
 
 function clearProgress(scope: ScopeState): void {

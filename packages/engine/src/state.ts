@@ -31,14 +31,21 @@ export interface PendingCall {
   hash: string;
   signature: string;
   sig: SignatureState;
+  /** The scope's streak and the signature's count when this call was attempted. */
+  streak: number;
+  count: number;
 }
+
+/** Calls in flight remembered per scope (a model's parallel tool calls); the oldest go first. */
+export const MAX_PENDING_PER_SCOPE = 64;
 
 /** What the engine remembers about one scope. */
 export interface ScopeState {
   /** The signature of the current run of identical calls (compared by identity). */
   streakState: SignatureState | undefined;
   streak: number;
-  pending: PendingCall | undefined;
+  /** Calls admitted by `beforeCall` whose `afterCall` has not come yet, oldest first. */
+  pending: PendingCall[];
   signatures: Map<string, SignatureState>;
   toolFailures: Map<string, number>;
   /** Recent calls for cycle detection, oldest first. */
@@ -62,6 +69,9 @@ export interface CallContext {
   sig: SignatureState;
   tool: string;
   signature: string;
+  /** This call's streak and count (fixed at its attempt, so parallel calls keep their own). */
+  streak: number;
+  count: number;
   policy: EffectivePolicy;
   warnings: boolean;
   hardStop: boolean;
@@ -76,7 +86,7 @@ export function newScope(): ScopeState {
   return {
     streakState: undefined,
     streak: 0,
-    pending: undefined,
+    pending: [],
     signatures: new Map(),
     toolFailures: new Map(),
     history: [],

@@ -1,6 +1,7 @@
 // Reference 000: the repeat-tool nudge.
 import { describe, expect, it } from 'vitest';
 import { appendNotice } from '../src/notice.js';
+import { signatureOf } from '../src/signature.js';
 import { call, engineWith } from './helpers.js';
 
 const GREP = { pattern: 'TODO', path: 'src' };
@@ -189,5 +190,44 @@ describe('beforeCall / afterCall pairing', () => {
     const next = engine.afterCall({ tool: 'lookup_x', args: { q: 1 }, result: 5 });
     expect(next.count).toBe(5);
     expect(next.streak).toBe(1);
+  });
+
+  it('keeps parallel calls apart: each afterCall reports its own attempt, nudges fire once', () => {
+    const engine = engineWith();
+    // a model's three identical parallel calls: every beforeCall first, then the results
+    const args = () => ({ pattern: 'TODO', path: 'src' });
+    const before = [1, 2, 3].map(() => engine.beforeCall({ tool: 'grep', args: args() }));
+    expect(before.map((d) => d.streak)).toEqual([1, 2, 3]);
+    const after = [1, 2, 3].map((i) =>
+      engine.afterCall({ tool: 'grep', args: args(), result: `r${i}` }),
+    );
+    expect(after.map((d) => d.streak)).toEqual([1, 2, 3]);
+    expect(after.map((d) => d.count)).toEqual([1, 2, 3]);
+    expect(after.map((d) => d.action)).toEqual(['allow', 'allow', 'nudge']);
+    // three different calls in flight each count once, whatever order their results come in
+    const files = ['a', 'b', 'c'].map((path) => ({ path }));
+    for (const a of files) engine.beforeCall({ tool: 'write_file', args: a });
+    const done = [files[2]!, files[0]!, files[1]!].map((a) =>
+      engine.afterCall({ tool: 'write_file', args: a, result: 'ok' }),
+    );
+    expect(done.map((d) => d.count)).toEqual([1, 1, 1]);
+    expect(done.map((d) => d.signature)).toEqual(
+      [files[2]!, files[0]!, files[1]!].map((a) => signatureOf('write_file', a)),
+    );
+  });
+
+  it('a blocked call does not disturb the calls in flight', () => {
+    const engine = engineWith({
+      guardrails: { hardStop: true, hardStopAfter: { repetition: 2 } },
+      tools: { deploy: { kind: 'mutating' } },
+    });
+    call(engine, 'deploy', { env: 'prod' });
+    call(engine, 'deploy', { env: 'prod' });
+    const other = { q: 'x' };
+    engine.beforeCall({ tool: 'lookup_y', args: other });
+    expect(engine.beforeCall({ tool: 'deploy', args: { env: 'prod' } }).action).toBe('block');
+    const after = engine.afterCall({ tool: 'lookup_y', args: other, result: 'r' });
+    expect(after.count).toBe(1);
+    expect(after.streak).toBe(1);
   });
 });
