@@ -5,6 +5,7 @@ import { noProgressAfter, noProgressBefore } from './axes/no-progress.js';
 import { pollAfter, pollBefore } from './axes/poll.js';
 import { repetitionAfter, repetitionBefore } from './axes/repetition.js';
 import { countAttempt, streakFinding } from './axes/streak.js';
+import { NEVER_NUDGED } from './config/defaults.js';
 import { loadConfig } from './config/resolve.js';
 import { resolvePolicy } from './effective-policy.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
@@ -81,7 +82,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const thresholds = new NudgeThresholds(config, env, diagnostic);
   const scopes = new ScopeMap<ScopeState>(config.scopes.max, config.scopes.idleMs);
   const policies = new Map<string, EffectivePolicy>();
-  const excluded = new Set(config.nudge.exclude);
+  const excluded = new Set([...NEVER_NUDGED, ...config.nudge.exclude]);
 
   const policyOf = (tool: string): EffectivePolicy => {
     let policy = policies.get(tool);

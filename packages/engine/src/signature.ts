@@ -4,18 +4,16 @@ import { dropOldest } from './drop-oldest.js';
 
 const HEX16 = 16;
 
-function isPlainJsonString(text: string): boolean {
-  const first = text.trimStart()[0];
-  return first === '{' || first === '[';
-}
+/** Characters a JSON text can start with (after whitespace): others are never parsed. */
+const JSON_START = /^[\s]*[[{"\-0-9tfn]/;
 
 /**
- * Arguments as the engine hashes them: a JSON string (as models emit them) is parsed first,
- * a string that is not JSON stays a string, `undefined`/`null`-less absence becomes `{}`.
+ * Arguments as the engine hashes them (contract section 1): a JSON text (as models emit them) is
+ * parsed first, a string that is not JSON stays a string, `undefined` becomes `{}`.
  */
 export function normalizeArgs(args: unknown): unknown {
   if (args === undefined) return {};
-  if (typeof args === 'string' && isPlainJsonString(args)) {
+  if (typeof args === 'string' && JSON_START.test(args)) {
     try {
       return JSON.parse(args);
     } catch {

@@ -110,7 +110,7 @@ describe('reference 002 compatibility', () => {
 
   it('names each bad key and value', () => {
     const { issues } = parseConfigText(
-      'tool_loop_guardrails:\n  hard_stop_enabled: "yes"\n  warn_after:\n    tool_repetiton: 3\n  exact_failure_warn_after: 0\n',
+      'tool_loop_guardrails:\n  hard_stop_enabled: sometimes\n  warn_after:\n    tool_repetiton: 3\n  exact_failure_warn_after: 0\n',
       'c.yaml',
     );
     const text = issues.map((i) => i.message).join('\n');
@@ -119,6 +119,62 @@ describe('reference 002 compatibility', () => {
     expect(text).toContain(
       'tool_loop_guardrails.exact_failure_warn_after must be a positive integer, got 0',
     );
+  });
+});
+
+describe('reference 002 compatibility, as its own reader accepts it', () => {
+  it('reads the upstream flat keys, digit strings and yes/off switches; an empty section is the defaults', () => {
+    const yaml = [
+      'tool_loop_guardrails:',
+      '  hard_stop_enabled: yes',
+      '  warnings_enabled: off',
+      '  no_progress_warn_after: 3',
+      '  no_progress_block_after: "7"',
+      '  tool_repetition_warn_after: "4"',
+    ].join('\n');
+    const { config, issues } = parseConfigText(yaml, 'c.yaml');
+    expect(issues).toEqual([]);
+    expect(config.guardrails).toMatchObject({
+      hardStop: true,
+      warnings: false,
+      warnAfter: { noProgress: 3, repetition: 4 },
+      hardStopAfter: { noProgress: 7 },
+    });
+    const empty = parseConfigText('tool_loop_guardrails:\n', 'c.yaml');
+    expect(empty.issues).toEqual([]);
+    expect(empty.config.guardrails).toEqual({ warnAfter: {}, hardStopAfter: {} });
+  });
+
+  it('keeps the native thresholds of the same file, which win key by key', () => {
+    const yaml = [
+      'tool_loop_guardrails:',
+      '  hard_stop_enabled: true',
+      '  tool_repetition_warn_after: 4',
+      '  exact_failure_warn_after: 3',
+      'guardrails:',
+      '  warnAfter: { repetition: 6, poll: 12 }',
+    ].join('\n');
+    const { config, issues } = parseConfigText(yaml, 'c.yaml');
+    expect(issues).toEqual([]);
+    expect(config.guardrails).toEqual({
+      hardStop: true,
+      warnAfter: { repetition: 6, exactFailure: 3, poll: 12 },
+      hardStopAfter: {},
+    });
+  });
+});
+
+describe('environment layer', () => {
+  it('reports scope bounds that are not positive integers and keeps the lower layer', () => {
+    const { config, issues } = loadConfig({
+      configFile: false,
+      env: { LOOPGUARD_SCOPES_MAX: '0', LOOPGUARD_SCOPES_IDLE_MS: '99999999999999999999' },
+    });
+    expect(config.scopes).toEqual({ max: 10_000, idleMs: 3_600_000 });
+    expect(issues.map((i) => i.message)).toEqual([
+      'LOOPGUARD_SCOPES_MAX="0" is not valid; ignored',
+      'LOOPGUARD_SCOPES_IDLE_MS="99999999999999999999" is not valid; ignored',
+    ]);
   });
 });
 

@@ -52,6 +52,17 @@ describe('argsHash', () => {
     expect(argsHash(undefined)).toBe(argsHash({}));
   });
 
+  it('parses every JSON text, scalars included (contract section 1)', () => {
+    expect(argsHash('123')).toBe(argsHash(123));
+    expect(argsHash(' true ')).toBe(argsHash(true));
+    expect(argsHash('null')).toBe(argsHash(null));
+    expect(argsHash('"abc"')).toBe(argsHash('abc'));
+    expect(argsHash('-1.5e3')).toBe(argsHash(-1500));
+    // not JSON texts: hashed as the strings they are
+    expect(argsHash('true story')).toBe(createHash('sha256').update('"true story"').digest('hex'));
+    expect(argsHash('123abc')).toBe(createHash('sha256').update('"123abc"').digest('hex'));
+  });
+
   it('drops ignored keys before hashing', () => {
     expect(argsHash({ q: 'x', timeout: 5 }, ['timeout'])).toBe(argsHash({ q: 'x' }));
     expect(argsHash({ q: 'x', timeout: 5 })).not.toBe(argsHash({ q: 'x' }));

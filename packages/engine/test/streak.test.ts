@@ -143,7 +143,11 @@ describe('streak nudge (reference 000)', () => {
     const engine = engineWith({ tools: { grep: { nudge: false } }, nudge: { exclude: ['glob'] } });
     expect(streakRun(engine, 5, 'grep').some((d) => d.action === 'nudge')).toBe(false);
     expect(streakRun(engine, 5, 'glob').some((d) => d.action === 'nudge')).toBe(false);
-    expect(streakRun(engine, 3, 'todo_read').some((d) => d.action === 'nudge')).toBe(true);
+    // todo_write / todo_read are never nudged, whatever else is excluded (contract section 5)
+    expect(streakRun(engine, 3, 'todo_read').some((d) => d.action === 'nudge')).toBe(false);
+    const none = engineWith({ nudge: { exclude: [] } });
+    expect(streakRun(none, 3, 'todo_write').some((d) => d.action === 'nudge')).toBe(false);
+    expect(streakRun(none, 3, 'glob').some((d) => d.action === 'nudge')).toBe(true);
   });
 
   it('counts a blocked attempt in the streak', () => {

@@ -3,6 +3,9 @@ import type { ResolvedConfig } from '../types.js';
 /** Default nudge thresholds: the 3rd, 5th and 8th identical call in a row. */
 export const DEFAULT_NUDGE_THRESHOLDS: readonly number[] = Object.freeze([3, 5, 8]);
 
+/** Tools never nudged, whatever `nudge.exclude` says (contract section 5). */
+export const NEVER_NUDGED: readonly string[] = Object.freeze(['todo_write', 'todo_read']);
+
 /** Environment variables read for nudge thresholds, first found wins. */
 export const NUDGE_THRESHOLD_ENV = [
   'LOOPGUARD_NUDGE_THRESHOLDS',
@@ -15,7 +18,7 @@ export function defaultConfig(): ResolvedConfig {
     nudge: {
       thresholds: undefined,
       fallbackThresholds: [3, 5, 8],
-      exclude: ['todo_write', 'todo_read'],
+      exclude: [...NEVER_NUDGED],
     },
     guardrails: {
       warnings: true,

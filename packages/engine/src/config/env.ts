@@ -10,9 +10,10 @@ function bool(value: string | undefined): boolean | undefined {
   return undefined;
 }
 
-function int(value: string | undefined): number | undefined {
+function positiveInt(value: string | undefined): number | undefined {
   if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
-  return Number(value);
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
 /**
@@ -37,8 +38,8 @@ export function configFromEnv(env: Env, onInvalid: (message: string) => void): L
   const warnings = read('LOOPGUARD_WARNINGS', bool);
   if (warnings !== undefined) guardrails.warnings = warnings;
   if (Object.keys(guardrails).length > 0) config.guardrails = guardrails;
-  const max = read('LOOPGUARD_SCOPES_MAX', int);
-  const idleMs = read('LOOPGUARD_SCOPES_IDLE_MS', int);
+  const max = read('LOOPGUARD_SCOPES_MAX', positiveInt);
+  const idleMs = read('LOOPGUARD_SCOPES_IDLE_MS', positiveInt);
   if (max !== undefined || idleMs !== undefined) {
     config.scopes = {};
     if (max !== undefined) config.scopes.max = max;

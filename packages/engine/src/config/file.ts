@@ -44,10 +44,18 @@ export function parseConfigText(text: string, fileName: string): ConfigCheck {
     const { [REFERENCE_ROOT_KEY]: section, ...rest } = raw;
     const compat = fromReferenceConfig(section);
     const native = checkConfig(rest);
+    // Both shapes in one file: the native keys win over the section's, key by key.
+    const c = compat.config.guardrails ?? {};
+    const n = native.config.guardrails ?? {};
     return {
       config: {
         ...native.config,
-        guardrails: { ...native.config.guardrails, ...compat.config.guardrails },
+        guardrails: {
+          ...c,
+          ...n,
+          warnAfter: { ...c.warnAfter, ...n.warnAfter },
+          hardStopAfter: { ...c.hardStopAfter, ...n.hardStopAfter },
+        },
       },
       issues: [...compat.issues, ...native.issues],
     };

@@ -16,6 +16,8 @@ const AXES: Record<string, keyof AxisThresholds> = {
   exact_failure: 'exactFailure',
   same_tool_failure: 'sameToolFailure',
   idempotent_no_progress: 'noProgress',
+  // the upstream flat keys of this axis are no_progress_warn_after / no_progress_block_after
+  no_progress: 'noProgress',
   cycle: 'cycle',
   poll: 'poll',
 };
@@ -40,10 +42,28 @@ function nested(value: unknown, path: string, issues: Issues): AxisThresholds {
   unknownKeys(value, Object.keys(AXES), path, issues);
   for (const [name, axis] of Object.entries(AXES)) {
     if (value[name] === undefined) continue;
-    const n = positiveInt(value[name], `${path}.${name}`, issues);
+    const n = looseInt(value[name], `${path}.${name}`, issues);
     if (n !== undefined) out[axis] = n;
   }
   return out;
+}
+
+/** As the reference's Python reader: integers also as digit strings (`"4"`). */
+function looseInt(value: unknown, path: string, issues: Issues): number | undefined {
+  const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  return positiveInt(n, path, issues);
+}
+
+const TRUE_WORDS = new Set(['true', 'yes', 'on', '1']);
+const FALSE_WORDS = new Set(['false', 'no', 'off', '0']);
+
+/** As the reference's Python reader: booleans also as words (`"yes"`, `"off"`) or 1/0. */
+function looseBool(value: unknown, path: string, issues: Issues): boolean | undefined {
+  const word = typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+  const key = word?.trim().toLowerCase();
+  if (key !== undefined && TRUE_WORDS.has(key)) return true;
+  if (key !== undefined && FALSE_WORDS.has(key)) return false;
+  return boolean(value, path, issues);
 }
 
 /**
@@ -53,6 +73,7 @@ function nested(value: unknown, path: string, issues: Issues): AxisThresholds {
 export function fromReferenceConfig(section: unknown): ConfigCheck {
   const issues: Issues = [];
   const path = REFERENCE_ROOT_KEY;
+  if (section === null || section === undefined) return { config: {}, issues };
   if (!isRecord(section)) {
     issues.push({ path, value: section, message: `${path} must be a mapping` });
     return { config: {}, issues };
@@ -67,7 +88,7 @@ export function fromReferenceConfig(section: unknown): ConfigCheck {
   const hardStopAfter: AxisThresholds = {};
   for (const [key, { axis, hard }] of FLAT) {
     if (section[key] === undefined) continue;
-    const n = positiveInt(section[key], `${path}.${key}`, issues);
+    const n = looseInt(section[key], `${path}.${key}`, issues);
     if (n !== undefined) (hard ? hardStopAfter : warnAfter)[axis] = n;
   }
   if (section.warn_after !== undefined) {
@@ -81,11 +102,11 @@ export function fromReferenceConfig(section: unknown): ConfigCheck {
   }
   const guardrails: NonNullable<LoopguardConfig['guardrails']> = { warnAfter, hardStopAfter };
   if (section.hard_stop_enabled !== undefined) {
-    const b = boolean(section.hard_stop_enabled, `${path}.hard_stop_enabled`, issues);
+    const b = looseBool(section.hard_stop_enabled, `${path}.hard_stop_enabled`, issues);
     if (b !== undefined) guardrails.hardStop = b;
   }
   if (section.warnings_enabled !== undefined) {
-    const b = boolean(section.warnings_enabled, `${path}.warnings_enabled`, issues);
+    const b = looseBool(section.warnings_enabled, `${path}.warnings_enabled`, issues);
     if (b !== undefined) guardrails.warnings = b;
   }
   return { config: { guardrails }, issues };
