@@ -150,6 +150,23 @@ describe('streak nudge (reference 000)', () => {
     expect(streakRun(none, 3, 'glob').some((d) => d.action === 'nudge')).toBe(true);
   });
 
+  it('counts failed attempts in the streak', () => {
+    const engine = engineWith();
+    const afters = [1, 2, 3].map(
+      (i) => call(engine, 'fetch_url', { url: 'u' }, { ok: false, result: `e${i}` }).after!,
+    );
+    expect(afters.map((d) => d.streak)).toEqual([1, 2, 3]);
+    expect(afters[2]!.findings.map((f) => f.axis)).toContain('streak');
+  });
+
+  it('LOOPGUARD_NUDGE_THRESHOLDS wins over CYBERINE_REPEAT_TOOL_THRESHOLDS', () => {
+    const engine = engineWith({
+      env: { LOOPGUARD_NUDGE_THRESHOLDS: '2', CYBERINE_REPEAT_TOOL_THRESHOLDS: '4' },
+    });
+    const nudged = streakRun(engine, 5).flatMap((d, i) => (d.action === 'nudge' ? [i + 1] : []));
+    expect(nudged).toEqual([2]);
+  });
+
   it('counts a blocked attempt in the streak', () => {
     const engine = engineWith({
       nudge: { thresholds: [9] },

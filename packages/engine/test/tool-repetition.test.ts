@@ -130,3 +130,33 @@ describe('tool_repetition (reference 002)', () => {
     expect(axes(success.after)).not.toContain('repetition');
   });
 });
+
+describe('tool repetition, the rest of the defaults', () => {
+  it('with hard stop and default thresholds, the 8th call blocks and records the halt', () => {
+    const engine = engineWith({ guardrails: { hardStop: true } });
+    const afters = [];
+    for (let i = 0; i < 8; i++) afters.push(call(engine, 'terminal', { command: 'ls' }).after!);
+    expect(afters.map((d) => d.action)).toEqual([
+      'allow',
+      'allow',
+      'nudge', // the streak's 3rd call
+      'allow',
+      'warn',
+      'warn',
+      'warn',
+      'block',
+    ]);
+    expect(engine.haltDecision()?.axis).toBe('repetition');
+  });
+
+  it('warnings: false silences the warnings of a running engine, not its hard stop', () => {
+    const quiet = engineWith({ guardrails: { warnings: false } });
+    expect(repeat(quiet, 7, 'terminal', { command: 'ls' }, { result: (i) => i })).not.toContain(
+      'warn',
+    );
+    const stopping = engineWith({ guardrails: { warnings: false, hardStop: true } });
+    expect(repeat(stopping, 9, 'terminal', { command: 'ls' }, { result: (i) => i }).at(-1)).toBe(
+      'blocked',
+    );
+  });
+});
