@@ -9,11 +9,7 @@ import {
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  guardLangChainTool,
-  loopguardMiddleware,
-  patchLangChain,
-} from '../src/adapters/langchain.js';
+import { loopguardMiddleware, patchLangChain } from '../src/adapters/langchain.js';
 import { LoopHaltError } from '../src/index.js';
 import { type TestGuardOptions, testGuard } from './helpers/guard.js';
 import {
@@ -143,29 +139,6 @@ describe('loopguardMiddleware with createAgent and a scripted chat model', () =>
       middleware: [loopguardMiddleware({ guard, scope: 'strict', toolErrors: 'throw' })],
     });
     await expect(strict.invoke(ask, { recursionLimit: 20 })).rejects.toThrow('exit 1');
-  });
-});
-
-describe('guardLangChainTool', () => {
-  it('guards a tool(...) used by createAgent without middleware; the original stays unguarded', async () => {
-    const guard = guardWith();
-    const original = makeGrep();
-    const guarded = guardLangChainTool(original, { guard, scope: 'tool-scope' });
-    expect(guardLangChainTool(guarded, { guard })).toBe(guarded);
-    const agent = createAgent({ model: loopingModel('grep', grepArgs, 4), tools: [guarded] });
-    const result = await agent.invoke(ask, { recursionLimit: 50 });
-    const spans = spansOf('grep');
-    expect(spans.map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual([
-      'call-1',
-      'call-2',
-      'call-3',
-      'call-4',
-    ]);
-    expect(spans.every((s) => s.attributes['loopguard.scope'] === 'tool-scope')).toBe(true);
-    const third = toolMessages(result.messages).get('call-3');
-    expect(String(third?.content)).toContain('[loopguard]');
-    expect(await original.invoke(grepArgs)).toBe('src/a.ts:1: TODO fix me');
-    expect(spansOf('grep')).toHaveLength(4);
   });
 });
 

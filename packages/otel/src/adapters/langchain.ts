@@ -100,7 +100,9 @@ export function guardLangChainTool<T extends LangChainToolLike>(
     return tool;
   }
   const copy = Object.create(tool) as T & { _call: CallFn };
-  copy._call = async function guardedCall(this: unknown, arg, runManager, config) {
+  // The copy only carries the guarded `_call` and the mark; the tool itself runs on the original
+  // instance, so subclasses keeping state in #private fields still work.
+  copy._call = async function guardedCall(arg, runManager, config) {
     const guard = options.guard ?? getGuard();
     const adapter = langChainResultAdapter(tool.responseFormat === 'content_and_artifact');
     const result = await guard.traceToolCall(
@@ -111,7 +113,7 @@ export function guardLangChainTool<T extends LangChainToolLike>(
         scope: scopeFor(options, config?.configurable?.thread_id),
         toolType: 'function',
       },
-      async () => drain(await original.call(this, arg, runManager, config), runManager),
+      async () => drain(await original.call(tool, arg, runManager, config), runManager),
       adapter,
     );
     const blocked = blockedDecision(result);
