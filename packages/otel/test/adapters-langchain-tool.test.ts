@@ -8,7 +8,8 @@ import {
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { guardLangChainTool } from '../src/adapters/langchain.js';
+import { loopguardMiddleware } from '../src/adapters/langchain.js';
+import { guardLangChainTool } from '../src/adapters/langchain-tool.js';
 import { type TestGuardOptions, testGuard } from './helpers/guard.js';
 import {
   ask,
@@ -87,5 +88,35 @@ describe('guardLangChainTool', () => {
       'ok',
       'ok',
     ]);
+  });
+
+  it('is counted once per call when the agent also has loopguardMiddleware (as under register)', async () => {
+    const guard = guardWith();
+    let runs = 0;
+    const agent = createAgent({
+      model: loopingModel('grep', grepArgs, 2),
+      tools: [
+        guardLangChainTool(
+          makeGrep(() => (runs += 1)),
+          { guard },
+        ),
+      ],
+      middleware: [loopguardMiddleware({ guard })],
+    });
+    const result = await agent.invoke(ask, {
+      configurable: { thread_id: 't1' },
+      recursionLimit: 50,
+    });
+    expect(runs).toBe(2);
+    const spans = spansOf('grep');
+    expect(spans.map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual(['call-1', 'call-2']);
+    expect(spans.map((s) => s.attributes['loopguard.streak'])).toEqual([1, 2]);
+    const messages = toolMessages(result.messages);
+    for (const [i, span] of spans.entries()) {
+      const content = String(messages.get(`call-${i + 1}`)?.content);
+      expect(content.startsWith('src/a.ts:1: TODO fix me')).toBe(true);
+      const notices = content.split('[loopguard]').length - 1;
+      expect(notices).toBe(span.attributes['loopguard.action'] === 'allow' ? 0 : 1);
+    }
   });
 });

@@ -1,0 +1,39 @@
+import { context, diag } from '@opentelemetry/api';
+import { resolveScope, type ScopeSource } from '../scope.js';
+
+/** The parts of a LangGraph run config (or middleware runtime) the scope is read from. */
+export interface LangChainRunInfo {
+  configurable?: { thread_id?: unknown };
+}
+
+function contextSource(): ScopeSource | undefined {
+  try {
+    return resolveScope(undefined, context.active()).source;
+  } catch (error) {
+    diag.warn('loopguard: scope lookup failed', error);
+    return undefined;
+  }
+}
+
+/** The LangGraph `thread_id` of a run, if it has one. */
+export function threadIdOf(run: LangChainRunInfo | undefined): string | undefined {
+  const threadId = run?.configurable?.thread_id;
+  return typeof threadId === 'string' && threadId !== '' ? threadId : undefined;
+}
+
+/**
+ * The scope of a LangChain tool call, or undefined to let `traceToolCall` resolve it: `fixed`;
+ * else the context conversation (`withScope`); else the run's `thread_id`; else the active trace or
+ * `"process"`.
+ */
+export function langChainScope(
+  fixed: string | undefined,
+  run: LangChainRunInfo | undefined,
+): string | undefined {
+  if (fixed) return fixed;
+  const source = contextSource();
+  if (source === 'conversation') return undefined;
+  const threadId = threadIdOf(run);
+  if (threadId) return threadId;
+  return undefined;
+}
