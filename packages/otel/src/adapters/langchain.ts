@@ -1,63 +1,31 @@
-import type { ToolMessage } from '@langchain/core/messages';
 import type { ToolCall } from '@langchain/core/messages/tool';
 import { diag } from '@opentelemetry/api';
 import type { AgentMiddleware, ToolCallHandler } from 'langchain';
-import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { replaceExport } from './ai-sdk-exports.js';
-import {
-  blockedDecision,
-  copyToolMessage,
-  isToolMessage,
-  langChainResultAdapter,
-} from './langchain-results.js';
+import { blockedDecision, langChainResultAdapter } from './langchain-results.js';
 import { langChainScope, threadIdOf } from './langchain-scope.js';
 import { isGuardedLangChainTool, type LangChainGuardOptions } from './langchain-tool.js';
+import { answerToolError, errorToolMessage } from './langchain-tool-errors.js';
 
 type Request = Parameters<ToolCallHandler>[0];
 
 const MIDDLEWARE_BRAND = Symbol.for('AgentMiddleware');
 const MIDDLEWARE_NAME = 'loopguard';
 
-/** A stand-in tool whose output is the block reason: LangChain wraps it in a real ToolMessage. */
-function reasonTool(name: string, message: string) {
-  return { name, invoke: async () => message };
+const OPTIONS = Symbol('loopguard.langchain.options');
+
+/** A loopguard middleware object: its options are kept to configure copies per agent. */
+interface LoopguardMiddleware {
+  [OPTIONS]: LangChainGuardOptions;
 }
 
-/** An error ToolMessage with `message` for the request's tool call, built by LangChain itself. */
-async function errorMessage(
-  request: Request,
-  handler: ToolCallHandler,
-  message: string,
-): Promise<ToolMessage> {
-  const made = await handler({
-    ...request,
-    tool: reasonTool(request.toolCall.name, message) as unknown as Request['tool'],
-  });
-  if (!isToolMessage(made))
-    throw new Error('loopguard: LangChain returned no ToolMessage for a block');
-  return copyToolMessage(made, { content: message, status: 'error' });
-}
-
-/** Tool errors answered as a message; never halts, graph interrupts or aborted runs. */
-function answersAsMessage(
-  error: unknown,
-  request: Request,
-  options: LangChainGuardOptions,
-): boolean {
-  if (options.toolErrors === 'throw' || error instanceof LoopHaltError) return false;
-  if (typeof error === 'object' && error !== null) {
-    const e = error as { is_bubble_up?: unknown; name?: unknown };
-    if (e.is_bubble_up === true || e.name === 'GraphInterrupt' || e.name === 'NodeInterrupt')
-      return false;
-  }
-  return request.runtime?.signal?.aborted !== true;
-}
-
-/** The text LangChain's default tool error handler gives the model. */
-function toolErrorText(error: unknown): string {
-  if (error instanceof Error && error.name === 'ToolInvocationError') return error.message;
-  return `${error}\n Please fix your mistakes.`;
+/** Blocked calls get an error ToolMessage; when none can be built, the tool runs unguarded. */
+async function blockedMessage(request: Request, handler: ToolCallHandler, reason: string) {
+  const message = await errorToolMessage(request, reason);
+  if (message) return message;
+  diag.warn('loopguard: could not answer a blocked LangChain tool call; it runs unguarded');
+  return handler(request);
 }
 
 /**
@@ -69,9 +37,19 @@ function toolErrorText(error: unknown): string {
  * with `guardLangChainTool` are traced by the tool only.
  */
 export function loopguardMiddleware(options: LangChainGuardOptions = {}): AgentMiddleware {
+  return middlewareFor(options, undefined);
+}
+
+/** `alone`: whether the agent has no other `wrapToolCall` middleware (undefined: unknown). */
+function middlewareFor(
+  options: LangChainGuardOptions,
+  alone: boolean | undefined,
+): AgentMiddleware {
   const adapter = langChainResultAdapter(false);
+  const throwsErrors = (options.toolErrors ?? (alone === false ? 'throw' : 'message')) === 'throw';
   const middleware = {
     [MIDDLEWARE_BRAND]: true,
+    [OPTIONS]: options,
     name: MIDDLEWARE_NAME,
     beforeAgent: (_state: unknown, runtime: { configurable?: { thread_id?: unknown } }) => {
       try {
@@ -101,11 +79,12 @@ export function loopguardMiddleware(options: LangChainGuardOptions = {}): AgentM
           adapter,
         );
       } catch (error) {
-        if (!answersAsMessage(error, request, options)) throw error;
-        return errorMessage(request, handler, toolErrorText(error));
+        // Re-thrown unchanged, langchain handles the error exactly as it would without loopguard.
+        if (throwsErrors) throw error;
+        return answerToolError(error, request);
       }
       const blocked = blockedDecision(result);
-      if (blocked) return errorMessage(request, handler, blocked.message);
+      if (blocked) return blockedMessage(request, handler, blocked.message);
       return result as Awaited<ReturnType<ToolCallHandler>>;
     },
   };
@@ -117,17 +96,42 @@ type CreateAgent = (
   params: { middleware?: readonly unknown[] } & Record<string, unknown>,
 ) => unknown;
 
-function hasLoopguard(middleware: readonly unknown[] | undefined): boolean {
-  return (middleware ?? []).some(
-    (m) =>
-      typeof m === 'object' && m !== null && (m as { name?: unknown }).name === MIDDLEWARE_NAME,
+function optionsOf(middleware: unknown): LangChainGuardOptions | undefined {
+  if (typeof middleware !== 'object' || middleware === null) return undefined;
+  return (middleware as Partial<LoopguardMiddleware>)[OPTIONS];
+}
+
+function isLoopguard(middleware: unknown): boolean {
+  return (
+    typeof middleware === 'object' &&
+    middleware !== null &&
+    (middleware as { name?: unknown }).name === MIDDLEWARE_NAME
   );
 }
 
 /**
+ * The agent's middleware with loopguard outermost (unless listed), each loopguard middleware
+ * knowing whether langchain would answer tool errors itself (no other `wrapToolCall` middleware).
+ */
+function withLoopguard(
+  middleware: readonly unknown[],
+  options: LangChainGuardOptions,
+): readonly unknown[] {
+  const alone = !middleware.some(
+    (m) => !isLoopguard(m) && Boolean((m as { wrapToolCall?: unknown } | null)?.wrapToolCall),
+  );
+  if (!middleware.some(isLoopguard)) return [middlewareFor(options, alone), ...middleware];
+  return middleware.map((m) => {
+    const own = optionsOf(m);
+    return own ? middlewareFor(own, alone) : m;
+  });
+}
+
+/**
  * For `register`: replaces `createAgent` on the `langchain` module exports so every agent gets
- * `loopguardMiddleware` as its outermost middleware (unless it already has one). Idempotent;
- * returns false when there is no `createAgent` or the exports cannot be changed.
+ * `loopguardMiddleware` as its outermost middleware (unless it already has one), told whether
+ * the agent has other `wrapToolCall` middleware (see `toolErrors`). Idempotent; returns false
+ * when there is no `createAgent` or the exports cannot be changed.
  */
 export function patchLangChain(
   mod: Record<string, unknown>,
@@ -137,8 +141,8 @@ export function patchLangChain(
   if (typeof original !== 'function') return false;
   if ((original as unknown as Record<symbol, unknown>)[PATCHED]) return true;
   const wrapper: CreateAgent = function (this: unknown, params) {
-    if (!params || hasLoopguard(params.middleware)) return original.call(this, params);
-    const middleware = [loopguardMiddleware(options), ...(params.middleware ?? [])];
+    if (!params) return original.call(this, params);
+    const middleware = withLoopguard(params.middleware ?? [], options);
     return original.call(this, { ...params, middleware });
   };
   Object.defineProperty(wrapper, PATCHED, { value: true });
