@@ -1,9 +1,26 @@
+import { randomUUID } from 'node:crypto';
 import { context, diag } from '@opentelemetry/api';
 import { resolveScope, type ScopeSource } from '../scope.js';
 
 /** The parts of a LangGraph run config (or middleware runtime) the scope is read from. */
 export interface LangChainRunInfo {
   configurable?: { thread_id?: unknown };
+  writer?: unknown;
+}
+
+const runScopes = new WeakMap<object, string>();
+
+/** LangGraph gives every `invoke`/`stream` its own stream writer: one scope per writer. */
+function runScope(writer: unknown): string | undefined {
+  if (typeof writer !== 'function' && (typeof writer !== 'object' || writer === null)) {
+    return undefined;
+  }
+  let scope = runScopes.get(writer);
+  if (!scope) {
+    scope = `langchain:${randomUUID()}`;
+    runScopes.set(writer, scope);
+  }
+  return scope;
 }
 
 function contextSource(): ScopeSource | undefined {
@@ -23,8 +40,8 @@ export function threadIdOf(run: LangChainRunInfo | undefined): string | undefine
 
 /**
  * The scope of a LangChain tool call, or undefined to let `traceToolCall` resolve it: `fixed`;
- * else the context conversation (`withScope`); else the run's `thread_id`; else the active trace or
- * `"process"`.
+ * else the context conversation (`withScope`); else the run's `thread_id`; else the active trace;
+ * else one scope per agent run.
  */
 export function langChainScope(
   fixed: string | undefined,
@@ -35,5 +52,5 @@ export function langChainScope(
   if (source === 'conversation') return undefined;
   const threadId = threadIdOf(run);
   if (threadId) return threadId;
-  return undefined;
+  return source === 'process' ? runScope(run?.writer) : undefined;
 }

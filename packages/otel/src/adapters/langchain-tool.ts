@@ -10,7 +10,7 @@ export interface LangChainGuardOptions {
   guard?: Guard;
   /**
    * Fixed scope. Default: the context scope (`withScope`); else the LangGraph `thread_id` of the
-   * run; else the active trace (or `"process"`).
+   * run; else the active trace; else one scope per agent run (`invoke`/`stream`).
    */
   scope?: string;
   /**
