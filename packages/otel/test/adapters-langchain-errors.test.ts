@@ -9,7 +9,7 @@ import { createAgent, createMiddleware } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loopguardMiddleware, patchLangChain } from '../src/adapters/langchain.js';
-import type { LangChainGuardOptions } from '../src/adapters/langchain-tool.js';
+import { guardLangChainTool, type LangChainGuardOptions } from '../src/adapters/langchain-tool.js';
 import { type TestGuardOptions, testGuard } from './helpers/guard.js';
 import { ask, loopingModel, spansOf, toolMessages } from './helpers/langchain.js';
 
@@ -131,6 +131,23 @@ describe('loopguardMiddleware and tool errors', () => {
       expect(shape(guarded)).toEqual(shape(plain));
       expect(shape(guarded)).toMatchObject({ status: 'error', name: 'write_file', id: 'call-1' });
     }
+  });
+
+  it('handles the errors of a guardLangChainTool tool the same way, traced once', async () => {
+    const guard = guardWith();
+    const guarded = guardLangChainTool(writeFile, { guard, scope: 'guarded' });
+    const runs: ReturnType<typeof shape>[] = [];
+    for (const setup of ['none', 'register'] as const) {
+      const agent = agentWith(
+        setup,
+        { model: loopingModel('write_file', { path: 'a' }, 1), tools: [guarded] },
+        { guard },
+      );
+      runs.push(shape(await outcome(agent.invoke(ask, { recursionLimit: 20 }))));
+    }
+    expect(runs[0]).toMatchObject({ status: 'error', id: 'call-1' });
+    expect(runs[1]).toEqual(runs[0]);
+    expect(spansOf(exporter, 'write_file')).toHaveLength(2);
   });
 
   it('answers invalid tool arguments as langchain does, with or without other middleware', async () => {
