@@ -6,8 +6,9 @@ export {
   patchAiSdk,
   ToolCallBlockedError,
 } from './adapters/ai-sdk.js';
-export type { LangChainGuardOptions, LangChainToolLike } from './adapters/langchain.js';
-export { guardLangChainTool, loopguardMiddleware, patchLangChain } from './adapters/langchain.js';
+export { loopguardMiddleware, patchLangChain } from './adapters/langchain.js';
+export type { LangChainGuardOptions, LangChainToolLike } from './adapters/langchain-tool.js';
+export { guardLangChainTool } from './adapters/langchain-tool.js';
 export { instrumentMcpClient, mcpResultAdapter, patchMcpClientClass } from './adapters/mcp.js';
 export type { AgentsGuardOptions, AgentsToolCallDetails } from './adapters/openai-agents.js';
 export {

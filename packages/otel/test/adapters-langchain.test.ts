@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import {
   BasicTracerProvider,
@@ -7,16 +6,20 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { createAgent, FakeToolCallingModel } from 'langchain';
+import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  guardLangChainTool,
-  loopguardMiddleware,
-  patchLangChain,
-} from '../src/adapters/langchain.js';
+import { loopguardMiddleware, patchLangChain } from '../src/adapters/langchain.js';
 import { LoopHaltError } from '../src/index.js';
 import { type TestGuardOptions, testGuard } from './helpers/guard.js';
+import {
+  ask,
+  grepArgs,
+  loopingModel,
+  makeGrep,
+  spansOf as spansOfExporter,
+  toolMessages,
+} from './helpers/langchain.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -25,45 +28,9 @@ function guardWith(options: TestGuardOptions = {}) {
   return testGuard(provider, options);
 }
 
-/** A chat model that calls `name` with the same args `calls` times, then answers without tools. */
-function loopingModel(name: string, args: Record<string, unknown>, calls: number, prefix = 'call') {
-  const toolCalls = Array.from({ length: calls }, (_, i) => [
-    { name, args, id: `${prefix}-${i + 1}` },
-  ]);
-  return new FakeToolCallingModel({ toolCalls: [...toolCalls, []] });
-}
-
 function spansOf(name: string): ReadableSpan[] {
-  return exporter
-    .getFinishedSpans()
-    .filter((s) => s.name === `execute_tool ${name}`)
-    .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+  return spansOfExporter(exporter, name);
 }
-
-function toolMessages(messages: BaseMessage[]): Map<string, ToolMessage> {
-  const out = new Map<string, ToolMessage>();
-  for (const m of messages) {
-    if (m.type === 'tool') out.set((m as ToolMessage).tool_call_id, m as ToolMessage);
-  }
-  return out;
-}
-
-function makeGrep(onCall?: () => void) {
-  return tool(
-    async ({ pattern }: { pattern: string; path: string }) => {
-      onCall?.();
-      return `src/a.ts:1: ${pattern} fix me`;
-    },
-    {
-      name: 'grep',
-      description: 'search files',
-      schema: z.object({ pattern: z.string(), path: z.string() }),
-    },
-  );
-}
-
-const grepArgs = { pattern: 'TODO', path: 'src' };
-const ask = { messages: [{ role: 'user', content: 'find the TODOs' }] };
 
 afterEach(() => exporter.reset());
 
@@ -172,29 +139,6 @@ describe('loopguardMiddleware with createAgent and a scripted chat model', () =>
       middleware: [loopguardMiddleware({ guard, scope: 'strict', toolErrors: 'throw' })],
     });
     await expect(strict.invoke(ask, { recursionLimit: 20 })).rejects.toThrow('exit 1');
-  });
-});
-
-describe('guardLangChainTool', () => {
-  it('guards a tool(...) used by createAgent without middleware; the original stays unguarded', async () => {
-    const guard = guardWith();
-    const original = makeGrep();
-    const guarded = guardLangChainTool(original, { guard, scope: 'tool-scope' });
-    expect(guardLangChainTool(guarded, { guard })).toBe(guarded);
-    const agent = createAgent({ model: loopingModel('grep', grepArgs, 4), tools: [guarded] });
-    const result = await agent.invoke(ask, { recursionLimit: 50 });
-    const spans = spansOf('grep');
-    expect(spans.map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual([
-      'call-1',
-      'call-2',
-      'call-3',
-      'call-4',
-    ]);
-    expect(spans.every((s) => s.attributes['loopguard.scope'] === 'tool-scope')).toBe(true);
-    const third = toolMessages(result.messages).get('call-3');
-    expect(String(third?.content)).toContain('[loopguard]');
-    expect(await original.invoke(grepArgs)).toBe('src/a.ts:1: TODO fix me');
-    expect(spansOf('grep')).toHaveLength(4);
   });
 });
 

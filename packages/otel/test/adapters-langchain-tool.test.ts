@@ -1,0 +1,122 @@
+import { StructuredTool } from '@langchain/core/tools';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { createAgent } from 'langchain';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { loopguardMiddleware } from '../src/adapters/langchain.js';
+import { guardLangChainTool } from '../src/adapters/langchain-tool.js';
+import { type TestGuardOptions, testGuard } from './helpers/guard.js';
+import {
+  ask,
+  grepArgs,
+  loopingModel,
+  makeGrep,
+  spansOf as spansOfExporter,
+  toolMessages,
+} from './helpers/langchain.js';
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+function guardWith(options: TestGuardOptions = {}) {
+  return testGuard(provider, options);
+}
+
+function spansOf(name: string): ReadableSpan[] {
+  return spansOfExporter(exporter, name);
+}
+
+/** A StructuredTool subclass keeping its key in a private field, as API clients often do. */
+class WeatherTool extends StructuredTool {
+  name = 'get_weather';
+  description = 'weather for a city';
+  schema = z.object({ city: z.string() });
+  readonly #apiKey: string;
+
+  constructor(apiKey: string) {
+    super();
+    this.#apiKey = apiKey;
+  }
+
+  async _call({ city }: { city: string }): Promise<string> {
+    return `sunny in ${city} (key ${this.#apiKey.slice(0, 2)})`;
+  }
+}
+
+afterEach(() => exporter.reset());
+
+describe('guardLangChainTool', () => {
+  it('guards a tool(...) used by createAgent without middleware; the original stays unguarded', async () => {
+    const guard = guardWith();
+    const original = makeGrep();
+    const guarded = guardLangChainTool(original, { guard, scope: 'tool-scope' });
+    expect(guardLangChainTool(guarded, { guard })).toBe(guarded);
+    const agent = createAgent({ model: loopingModel('grep', grepArgs, 4), tools: [guarded] });
+    const result = await agent.invoke(ask, { recursionLimit: 50 });
+    const spans = spansOf('grep');
+    expect(spans.map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual([
+      'call-1',
+      'call-2',
+      'call-3',
+      'call-4',
+    ]);
+    expect(spans.every((s) => s.attributes['loopguard.scope'] === 'tool-scope')).toBe(true);
+    const third = toolMessages(result.messages).get('call-3');
+    expect(String(third?.content)).toContain('[loopguard]');
+    expect(await original.invoke(grepArgs)).toBe('src/a.ts:1: TODO fix me');
+    expect(spansOf('grep')).toHaveLength(4);
+  });
+
+  it('runs a StructuredTool that reads #private fields on the original instance', async () => {
+    const guard = guardWith();
+    const direct = guardLangChainTool(new WeatherTool('k-123'), { guard, scope: 'direct' });
+    expect(await direct.invoke({ city: 'Oslo' })).toBe('sunny in Oslo (key k-)');
+    const agent = createAgent({
+      model: loopingModel('get_weather', { city: 'Oslo' }, 1),
+      tools: [guardLangChainTool(new WeatherTool('k-123'), { guard, scope: 'agent' })],
+    });
+    const result = await agent.invoke(ask, { recursionLimit: 20 });
+    const message = toolMessages(result.messages).get('call-1');
+    expect(message?.status).not.toBe('error');
+    expect(message?.content).toBe('sunny in Oslo (key k-)');
+    expect(spansOf('get_weather').map((s) => s.attributes['loopguard.outcome'])).toEqual([
+      'ok',
+      'ok',
+    ]);
+  });
+
+  it('is counted once per call when the agent also has loopguardMiddleware (as under register)', async () => {
+    const guard = guardWith();
+    let runs = 0;
+    const agent = createAgent({
+      model: loopingModel('grep', grepArgs, 2),
+      tools: [
+        guardLangChainTool(
+          makeGrep(() => (runs += 1)),
+          { guard },
+        ),
+      ],
+      middleware: [loopguardMiddleware({ guard })],
+    });
+    const result = await agent.invoke(ask, {
+      configurable: { thread_id: 't1' },
+      recursionLimit: 50,
+    });
+    expect(runs).toBe(2);
+    const spans = spansOf('grep');
+    expect(spans.map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual(['call-1', 'call-2']);
+    expect(spans.map((s) => s.attributes['loopguard.streak'])).toEqual([1, 2]);
+    const messages = toolMessages(result.messages);
+    for (const [i, span] of spans.entries()) {
+      const content = String(messages.get(`call-${i + 1}`)?.content);
+      expect(content.startsWith('src/a.ts:1: TODO fix me')).toBe(true);
+      const notices = content.split('[loopguard]').length - 1;
+      expect(notices).toBe(span.attributes['loopguard.action'] === 'allow' ? 0 : 1);
+    }
+  });
+});
