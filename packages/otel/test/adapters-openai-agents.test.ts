@@ -326,6 +326,28 @@ describe('needsApproval of a guarded tool', () => {
   });
 });
 
+describe('a tool with an outputSchema from the patched factory', () => {
+  it('is guarded without its output validation rejecting the notice', async () => {
+    const mod: Record<string, unknown> = { tool };
+    patchOpenAIAgents(mod, { guard: guardWith(), scope: 'schema' });
+    const status = (mod.tool as typeof tool)({
+      name: 'status',
+      description: 'order status',
+      parameters: z.object({ id: z.number() }),
+      outputSchema: z.object({ state: z.string() }),
+      execute: async () => ({ state: 'pending' }),
+    });
+    const model = loopingModel('status', { id: 7 }, 3);
+    const result = await run(new Agent({ name: 's', model, tools: [status] }), 'go', {
+      maxTurns: 6,
+    });
+    expect(result.finalOutput).toBe('done');
+    expect(spansOf('status')).toHaveLength(3);
+    expect(JSON.parse(outputsSeen(model).get('call-1') ?? '')).toEqual({ state: 'pending' });
+    expect(JSON.parse(outputsSeen(model).get('call-3') ?? '').loopguard).toMatch(/^\[loopguard\]/);
+  });
+});
+
 describe('nudges on structured tool outputs', () => {
   const image = 'data:image/png;base64,iVBORw0KGgo=';
   const outputs: Record<string, { returns: unknown; first: unknown[] }> = {
