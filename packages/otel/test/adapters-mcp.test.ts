@@ -158,4 +158,28 @@ describe('MCP adapter', () => {
     // an unpatched Client is untouched
     expect(Client.prototype.callTool).not.toBe(PatchedClient.prototype.callTool);
   });
+
+  it('explicit instrumentMcpClient options win over the patched class; each call is counted once', async () => {
+    const patchedGuard = guardWith({ engine: quiet });
+    const patched = telemetry;
+    const mine = createTelemetry();
+    const myGuard = createGuard({ tracerProvider: mine.tracerProvider, engine: quiet });
+    class PatchedClient extends Client {}
+    patchMcpClientClass(PatchedClient, { guard: patchedGuard });
+    pair = await connectMcp(new PatchedClient({ name: 'patched', version: '1.0.0' }));
+    const client = instrumentMcpClient(pair.client, { guard: myGuard, scope: 'conv-42' });
+    const explicit = client.callTool;
+    expect(instrumentMcpClient(client, { guard: patchedGuard })).toBe(client);
+    expect(client.callTool).toBe(explicit);
+    for (let i = 0; i < 2; i++) {
+      await client.callTool({ name: 'create_issue', arguments: { title: 'x' } });
+    }
+    expect(pair.runs.get('create_issue')).toBe(2);
+    expect(mine.spans().map((s) => s.attributes['loopguard.scope'])).toEqual([
+      'conv-42',
+      'conv-42',
+    ]);
+    expect(patched.spans()).toHaveLength(0);
+    await mine.shutdown();
+  });
 });

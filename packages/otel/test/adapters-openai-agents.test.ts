@@ -39,20 +39,25 @@ function loopingModel(name: string, args: Record<string, unknown>, calls: number
   return new ScriptedModel([...steps, [assistantMessage('done')]]);
 }
 
-/** The tool outputs the model was sent, by call id (from every request it received). */
-function outputsSeen(model: ScriptedModel): Map<string, string> {
-  const seen = new Map<string, string>();
+/** The tool outputs the model was sent, as sent, by call id (from every request it received). */
+function rawOutputsSeen(model: ScriptedModel): Map<string, unknown> {
+  const seen = new Map<string, unknown>();
   for (const call of model.calls) {
     const input = call.request.input;
     if (typeof input === 'string') continue;
     for (const item of input as AgentInputItem[]) {
-      if (item.type !== 'function_call_result') continue;
-      const output = item.output;
-      seen.set(
-        item.callId,
-        typeof output === 'string' ? output : 'text' in output ? String(output.text) : '',
-      );
+      if (item.type === 'function_call_result') seen.set(item.callId, item.output);
     }
+  }
+  return seen;
+}
+
+/** The text of the tool outputs the model was sent, by call id. */
+function outputsSeen(model: ScriptedModel): Map<string, string> {
+  const seen = new Map<string, string>();
+  for (const [callId, output] of rawOutputsSeen(model)) {
+    const text = (output as { text?: unknown } | undefined)?.text;
+    seen.set(callId, typeof output === 'string' ? output : text !== undefined ? String(text) : '');
   }
   return seen;
 }
@@ -64,8 +69,8 @@ function spansOf(name: string): ReadableSpan[] {
     .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
 }
 
-const grepTool = (onCall?: () => void) =>
-  tool({
+const grepToolFrom = (factory: typeof tool, onCall?: () => void) =>
+  factory({
     name: 'grep',
     description: 'search files',
     parameters: z.object({ pattern: z.string(), path: z.string() }),
@@ -74,6 +79,7 @@ const grepTool = (onCall?: () => void) =>
       return `src/a.ts:1: ${pattern} fix me`;
     },
   });
+const grepTool = (onCall?: () => void) => grepToolFrom(tool, onCall);
 
 beforeAll(() => setTracingDisabled(true));
 afterEach(() => exporter.reset());
@@ -206,7 +212,7 @@ describe('guardAgentsTool with Agent + run and a scripted model', () => {
       parameters: z.object({ pattern: z.string(), path: z.string() }),
       execute: async () => 'hit',
     });
-    expect(guardAgentsTool(created, { guard })).toBe(created);
+    expect(guardAgentsTool(created)).toBe(created);
     const model = loopingModel('grep', { pattern: 'x', path: '.' }, 2);
     await run(new Agent({ name: 'p', model, tools: [created] }), 'go', { maxTurns: 4 });
     expect(spansOf('grep').map((s) => s.attributes['loopguard.scope'])).toEqual([
@@ -227,5 +233,190 @@ describe('guardAgentsTool with Agent + run and a scripted model', () => {
       execute: async () => 'ok',
     });
     expect(guardAgentsTool(created)).toBe(created);
+  });
+});
+
+/** A destructive tool whose approval policy reads the input its schema normalised. */
+function deleteUserTool(factory: typeof tool, seenByPolicy: unknown[], onRun: () => void) {
+  return factory({
+    name: 'delete_user',
+    description: 'delete a user',
+    parameters: z.object({ email: z.string().trim().toLowerCase() }),
+    needsApproval: async (_ctx, input) => {
+      seenByPolicy.push(input);
+      return input.email === 'admin@corp.com';
+    },
+    execute: async ({ email }) => {
+      onRun();
+      return `deleted ${email}`;
+    },
+  });
+}
+
+const deleteAdmin = () =>
+  new ScriptedModel([
+    [functionCall('delete_user', { email: ' Admin@Corp.com ' }, { callId: 'del-1' })],
+    [assistantMessage('done')],
+  ]);
+
+describe('needsApproval of a guarded tool', () => {
+  const guarded = {
+    'guardAgentsTool(tool(...))': (seen: unknown[], onRun: () => void) =>
+      guardAgentsTool(deleteUserTool(tool, seen, onRun), { guard: guardWith(), scope: 'a' }),
+    'the patched tool() factory': (seen: unknown[], onRun: () => void) => {
+      const mod: Record<string, unknown> = { tool };
+      patchOpenAIAgents(mod, { guard: guardWith(), scope: 'a' });
+      return deleteUserTool(mod.tool as typeof tool, seen, onRun);
+    },
+  };
+  for (const [label, build] of Object.entries(guarded)) {
+    it(`sees the schema-parsed input and still interrupts for approval (${label})`, async () => {
+      const seenByPolicy: unknown[] = [];
+      let executed = 0;
+      const model = deleteAdmin();
+      const agent = new Agent({
+        name: 'admin',
+        model,
+        tools: [build(seenByPolicy, () => (executed += 1))],
+      });
+      const result = await run(agent, 'delete the admin', { maxTurns: 5 });
+      expect(seenByPolicy).toEqual([{ email: 'admin@corp.com' }]);
+      expect(result.interruptions).toHaveLength(1);
+      expect(executed).toBe(0);
+      expect(spansOf('delete_user')).toHaveLength(0);
+
+      // once approved, the call runs through loopguard
+      const [interruption] = result.interruptions;
+      result.state.approve(interruption!);
+      const resumed = await run(agent, result.state, { maxTurns: 5 });
+      expect(resumed.finalOutput).toBe('done');
+      expect(executed).toBe(1);
+      expect(spansOf('delete_user').map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual([
+        'del-1',
+      ]);
+      expect(outputsSeen(model).get('del-1')).toBe('deleted admin@corp.com');
+    });
+  }
+
+  it('a tool from the patched factory still ends the run on a halt', async () => {
+    const guard = guardWith({ hardStop: true });
+    const mod: Record<string, unknown> = { tool };
+    patchOpenAIAgents(mod, { guard, scope: 'halt-patched' });
+    let executed = 0;
+    const grep = (mod.tool as typeof tool)({
+      name: 'grep',
+      description: 'search files',
+      parameters: z.object({ pattern: z.string(), path: z.string() }),
+      execute: async () => {
+        executed += 1;
+        return 'hit';
+      },
+    });
+    const model = loopingModel('grep', { pattern: 'TODO', path: 'src' }, 12);
+    const failure = await run(new Agent({ name: 'finder', model, tools: [grep] }), 'find', {
+      maxTurns: 20,
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(ToolCallError);
+    expect((failure as ToolCallError).error).toBeInstanceOf(LoopHaltError);
+    expect(spansOf('grep').length).toBeLessThan(12);
+    expect(executed).toBeLessThan(12);
+  });
+});
+
+describe('a tool with an outputSchema from the patched factory', () => {
+  it('is guarded without its output validation rejecting the notice', async () => {
+    const mod: Record<string, unknown> = { tool };
+    patchOpenAIAgents(mod, { guard: guardWith(), scope: 'schema' });
+    const status = (mod.tool as typeof tool)({
+      name: 'status',
+      description: 'order status',
+      parameters: z.object({ id: z.number() }),
+      outputSchema: z.object({ state: z.string() }),
+      execute: async () => ({ state: 'pending' }),
+    });
+    const model = loopingModel('status', { id: 7 }, 3);
+    const result = await run(new Agent({ name: 's', model, tools: [status] }), 'go', {
+      maxTurns: 6,
+    });
+    expect(result.finalOutput).toBe('done');
+    expect(spansOf('status')).toHaveLength(3);
+    expect(JSON.parse(outputsSeen(model).get('call-1') ?? '')).toEqual({ state: 'pending' });
+    expect(JSON.parse(outputsSeen(model).get('call-3') ?? '').loopguard).toMatch(/^\[loopguard\]/);
+  });
+});
+
+describe('nudges on structured tool outputs', () => {
+  const image = 'data:image/png;base64,iVBORw0KGgo=';
+  const outputs: Record<string, { returns: unknown; first: unknown[] }> = {
+    'a text item': {
+      returns: { type: 'text', text: 'page 1 of the doc' },
+      first: [{ type: 'input_text', text: 'page 1 of the doc' }],
+    },
+    'an image item': {
+      returns: { type: 'image', image },
+      first: [{ type: 'input_image', image }],
+    },
+    'an array of items': {
+      returns: [
+        { type: 'image', image },
+        { type: 'text', text: 'caption' },
+      ],
+      first: [
+        { type: 'input_image', image },
+        { type: 'input_text', text: 'caption' },
+      ],
+    },
+  };
+  for (const [label, { returns, first }] of Object.entries(outputs)) {
+    it(`adds the notice as an extra text item to ${label}`, async () => {
+      const readPage = tool({
+        name: 'read_page',
+        description: 'read',
+        parameters: z.object({ n: z.number() }),
+        execute: async () => structuredClone(returns) as never,
+      });
+      const model = loopingModel('read_page', { n: 1 }, 3);
+      const agent = new Agent({
+        name: 'reader',
+        model,
+        tools: [guardAgentsTool(readPage, { guard: guardWith(), scope: 'pages' })],
+      });
+      await run(agent, 'read', { maxTurns: 6 });
+      const seen = rawOutputsSeen(model);
+      expect(seen.get('call-1')).toEqual(first);
+      const nudged = seen.get('call-3') as { type: string; text?: string }[];
+      expect(spansOf('read_page')[2]?.attributes['loopguard.action']).not.toBe('allow');
+      expect(nudged.slice(0, first.length)).toEqual(first);
+      expect(nudged).toHaveLength(first.length + 1);
+      expect(nudged.at(-1)).toMatchObject({ type: 'input_text' });
+      expect(nudged.at(-1)?.text).toMatch(/^\[loopguard\]/);
+    });
+  }
+});
+
+describe('explicit options on a tool the patched factory created', () => {
+  it('guard with the explicit guard and scope instead, counting each call once', async () => {
+    const patchedGuard = guardWith();
+    const mine = guardWith();
+    const mod: Record<string, unknown> = { tool };
+    patchOpenAIAgents(mod, { guard: patchedGuard, scope: 'patched' });
+    let executed = 0;
+    const created = grepToolFrom(mod.tool as typeof tool, () => (executed += 1));
+    const explicit = guardAgentsTool(created, { guard: mine, scope: 'conv-42' });
+    expect(explicit).not.toBe(created);
+    expect(guardAgentsTool(explicit, { guard: patchedGuard })).toBe(explicit);
+    const model = loopingModel('grep', { pattern: 'x', path: '.' }, 3);
+    await run(new Agent({ name: 'p', model, tools: [explicit] }), 'go', { maxTurns: 5 });
+    expect(executed).toBe(3);
+    expect(spansOf('grep').map((s) => s.attributes['loopguard.scope'])).toEqual([
+      'conv-42',
+      'conv-42',
+      'conv-42',
+    ]);
+    expect(mine.engine.haltDecision('conv-42')).toBeUndefined();
+    expect(outputsSeen(model).get('call-3')).toContain('[loopguard]');
   });
 });

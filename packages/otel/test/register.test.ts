@@ -217,6 +217,21 @@ describe('node --import @loopguard/otel/register', () => {
     });
   }
 
+  it('keeps OpenAI Agents approval policies on parsed input and honours explicit guard options', async () => {
+    const run = await runFixture('agents-register.mjs', 'agents-explicit', {
+      env: { OTEL_SDK_DISABLED: 'true' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.lines[0]).toEqual({
+      marks: ['loopguard.openai-agents.guarded', 'loopguard.openai-agents.rewrap'],
+      seenByPolicy: [{ email: 'admin@corp.com' }],
+      interruptions: 1,
+      deleted: 0,
+    });
+    expect(run.lines[1]).toEqual({ agents: [['execute_tool grep', 'conv-42']] });
+    expect(run.lines[2]).toEqual({ mcp: [['execute_tool create_issue', 'conv-42']] });
+  });
+
   it('LOOPGUARD_ON_HALT=return turns the halting call into a final isError result', async () => {
     const run = await runFixture('mcp-loop.mjs', 'loop-return', {
       env: { LOOPGUARD_ON_HALT: 'return' },

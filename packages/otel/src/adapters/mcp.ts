@@ -12,6 +12,8 @@ type CallTool = (params: McpCallToolParamsLike, ...rest: unknown[]) => Promise<u
 
 const PATCHED = Symbol.for('loopguard.mcp.patched');
 const ORIGINAL = Symbol.for('loopguard.mcp.original');
+/** Marks the `callTool` that `patchMcpClientClass` put on the class prototype. */
+const CLASS_PATCH = Symbol.for('loopguard.mcp.class-patch');
 
 /** MCP results: blocked = `isError` with the reason as text; a notice = one extra text item. */
 export const mcpResultAdapter: ResultAdapter<McpCallToolResultLike> = {
@@ -58,16 +60,25 @@ function isPatched(fn: unknown): boolean {
   return typeof fn === 'function' && (fn as unknown as Record<symbol, unknown>)[PATCHED] === true;
 }
 
+type Marked = CallTool & { [ORIGINAL]?: CallTool; [CLASS_PATCH]?: boolean };
+
 /**
  * Guards one MCP `Client` instance: its `callTool` becomes a traced, loop-checked call. Returns the
- * same client; calling it twice (or on an instance of a patched class) changes nothing.
+ * same client; calling it twice changes nothing. On an instance of a class patched by `register`,
+ * explicit options (`guard`, `scope`) guard the instance's calls with them instead (once).
  */
 export function instrumentMcpClient<C extends McpClientLike>(
   client: C,
   options: McpInstrumentOptions = {},
 ): C {
-  const original = client.callTool as CallTool;
-  if (typeof original !== 'function' || isPatched(original)) return client;
+  let original = client.callTool as Marked;
+  if (typeof original !== 'function') return client;
+  if (isPatched(original)) {
+    const explicit = options.guard !== undefined || options.scope !== undefined;
+    const unpatched = original[ORIGINAL];
+    if (!original[CLASS_PATCH] || !explicit || typeof unpatched !== 'function') return client;
+    original = unpatched;
+  }
   Object.defineProperty(client, 'callTool', {
     value: guarded(original, options),
     writable: true,
@@ -88,8 +99,10 @@ export function patchMcpClientClass(
   const original = proto?.callTool as CallTool | undefined;
   if (!proto || typeof original !== 'function') return false;
   if (isPatched(original)) return true;
+  const wrapper = guarded(original, options);
+  Object.defineProperty(wrapper, CLASS_PATCH, { value: true });
   Object.defineProperty(proto, 'callTool', {
-    value: guarded(original, options),
+    value: wrapper,
     writable: true,
     configurable: true,
   });
@@ -99,7 +112,7 @@ export function patchMcpClientClass(
 /** Undoes `patchMcpClientClass` (used when the register instrumentation is disabled). */
 export function unpatchMcpClientClass(ClientClass: { prototype: unknown }): void {
   const proto = ClientClass?.prototype as Record<string, unknown> | undefined;
-  const current = proto?.callTool as (CallTool & { [ORIGINAL]?: CallTool }) | undefined;
+  const current = proto?.callTool as Marked | undefined;
   if (!proto || !isPatched(current)) return;
   Object.defineProperty(proto, 'callTool', {
     value: current?.[ORIGINAL],

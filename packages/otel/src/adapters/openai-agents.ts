@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { FunctionTool, RunContext } from '@openai/agents';
 import { context, diag } from '@opentelemetry/api';
-import { defaultResultAdapter } from '../default-adapter.js';
+import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
-import type { Guard, ResultAdapter } from '../types.js';
+import type { Guard, ToolCallInfo } from '../types.js';
 import { replaceExport } from './ai-sdk-exports.js';
+import { type ApprovalTool, approvalWithSdkInput } from './openai-agents-approval.js';
+import { AGENTS_DEFAULT_TOOL_ERROR, agentsResultAdapter } from './openai-agents-results.js';
+
+export { AGENTS_DEFAULT_TOOL_ERROR };
 
 /** Options of `guardAgentsTool` and `patchOpenAIAgents`. */
 export interface AgentsGuardOptions {
@@ -25,35 +29,21 @@ export interface AgentsGuardOptions {
   isError?: (result: unknown) => boolean;
 }
 
-/** The text the SDK's default `errorFunction` returns to the model when a function tool throws. */
-export const AGENTS_DEFAULT_TOOL_ERROR =
-  'An error occurred while running the tool. Please try again.';
-
 type AnyFunctionTool = FunctionTool<unknown, never, unknown>;
 type Invoke = AnyFunctionTool['invoke'];
 /** What the runner passes to a function tool's `invoke` besides its input (the model's call). */
 export type AgentsToolCallDetails = Parameters<Invoke>[2];
 
+type Execute = (input: unknown, runContext: RunContext<unknown>, details?: unknown) => unknown;
+type ErrorFunction = (runContext: unknown, error: unknown, details?: unknown) => unknown;
+type ToolFactory = (...args: unknown[]) => unknown;
+type Rewrap = (options: AgentsGuardOptions) => AnyFunctionTool;
+
 const GUARDED = Symbol.for('loopguard.openai-agents.guarded');
+/** On tools guarded by the patched factory: rebuilds the tool guarded with other options. */
+const REWRAP = Symbol.for('loopguard.openai-agents.rewrap');
+const PATCHED = Symbol.for('loopguard.openai-agents.patched');
 const runScopes = new WeakMap<object, string>();
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-function adapterFor(options: AgentsGuardOptions): ResultAdapter<unknown> {
-  return {
-    // The SDK's convention for failed tools: a string the model reads as the tool's output.
-    blocked: (decision) => decision.message,
-    appendNotice(result, notice) {
-      if (isPlainObject(result)) return { ...result, loopguard: notice };
-      return defaultResultAdapter.appendNotice(result, notice);
-    },
-    isError: options.isError ?? ((result) => result === AGENTS_DEFAULT_TOOL_ERROR),
-  };
-}
 
 function scopeOf(
   options: AgentsGuardOptions,
@@ -80,42 +70,125 @@ function scopeOf(
   }
 }
 
+function callInfo(
+  name: string,
+  args: unknown,
+  options: AgentsGuardOptions,
+  runContext: RunContext<unknown>,
+  details: AgentsToolCallDetails | undefined,
+): ToolCallInfo {
+  return {
+    tool: name,
+    args,
+    callId: details?.toolCall?.callId,
+    scope: scopeOf(options, runContext, details),
+    toolType: 'function',
+  };
+}
+
+function mark(tool: object, rewrap?: Rewrap): void {
+  Object.defineProperty(tool, GUARDED, { value: true });
+  if (rewrap) Object.defineProperty(tool, REWRAP, { value: rewrap });
+}
+
+/** A copy of a built tool whose `invoke` is guarded; its approval policy still sees parsed input. */
+function guardInvoke<T extends AnyFunctionTool>(tool: T, options: AgentsGuardOptions): T {
+  const original = tool.invoke;
+  const adapter = agentsResultAdapter(options.isError);
+  const invoke: Invoke = (runContext, input, details) =>
+    (options.guard ?? getGuard()).traceToolCall(
+      callInfo(tool.name, input, options, runContext, details),
+      () => original.call(tool, runContext, input, details),
+      adapter,
+    );
+  const needsApproval = approvalWithSdkInput(tool as unknown as ApprovalTool);
+  return { ...tool, invoke, needsApproval } as T;
+}
+
+function hasExplicitOptions(options: AgentsGuardOptions): boolean {
+  return (
+    options.guard !== undefined || options.scope !== undefined || options.isError !== undefined
+  );
+}
+
 /**
  * Returns a copy of an `@openai/agents` function tool (`tool({ name, parameters, execute })`) whose
  * `invoke` runs through loopguard: an `execute_tool <name>` span (call id from the model's
- * function call) with a loop decision. Nudges are appended to string outputs (a `loopguard`
- * field on plain objects); a blocked call returns the reason as the tool's output, which the model
- * reads; a halt (`onHalt: 'throw'`) throws out of `invoke`, which ends the run.
+ * function call) with a loop decision. Nudges are appended to string outputs, as an extra text
+ * item to structured outputs (`{ type: 'text' | 'image' | 'file' }` items) and as a `loopguard`
+ * field on plain objects; a blocked call returns the reason as the tool's output, which the model
+ * reads; a halt (`onHalt: 'throw'`) throws out of `invoke`, which ends the run. A tool already
+ * guarded by `register` is rebuilt with these options when any are given (never guarded twice).
  */
 export function guardAgentsTool<T extends { type: 'function'; name: string; invoke: Invoke }>(
   tool: T,
   options: AgentsGuardOptions = {},
 ): T {
   if (tool?.type !== 'function' || typeof tool.invoke !== 'function') return tool;
-  if ((tool as unknown as Record<symbol, unknown>)[GUARDED]) return tool;
-  const original = tool.invoke;
-  const adapter = adapterFor(options);
-  const invoke: Invoke = (runContext, input, details) => {
-    const guard = options.guard ?? getGuard();
-    return guard.traceToolCall(
-      {
-        tool: tool.name,
-        args: input,
-        callId: details?.toolCall?.callId,
-        scope: scopeOf(options, runContext, details),
-        toolType: 'function',
-      },
-      () => original.call(tool, runContext, input, details),
-      adapter,
-    );
-  };
-  const copy = { ...tool, invoke };
-  Object.defineProperty(copy, GUARDED, { value: true });
-  return copy;
+  const marks = tool as unknown as Record<symbol, unknown>;
+  const rewrap = marks[REWRAP] as Rewrap | undefined;
+  if (typeof rewrap === 'function' && hasExplicitOptions(options))
+    return rewrap(options) as unknown as T;
+  if (marks[GUARDED]) return tool;
+  const copy = guardInvoke(tool as unknown as AnyFunctionTool, options);
+  mark(copy);
+  return copy as unknown as T;
 }
 
-const PATCHED = Symbol.for('loopguard.openai-agents.patched');
-type ToolFactory = (...args: unknown[]) => unknown;
+/** Lets a halt end the run: the SDK turns whatever `execute` throws into the tool's output. */
+function passHalts(errorFunction: unknown): ErrorFunction | null {
+  if (errorFunction === null) return null;
+  const handle = typeof errorFunction === 'function' ? (errorFunction as ErrorFunction) : undefined;
+  return (runContext, error, details) => {
+    if (error instanceof LoopHaltError) throw error;
+    return handle ? handle(runContext, error, details) : AGENTS_DEFAULT_TOOL_ERROR;
+  };
+}
+
+/**
+ * Calls the SDK's `tool()` with a guarded `execute`, so the tool keeps the SDK's own `invoke`
+ * (its input parser and approval policy see the parsed input). Tools with an `outputSchema`
+ * validate what `execute` returns, so for them the built tool's `invoke` is guarded instead.
+ */
+function createGuarded(
+  factory: ToolFactory,
+  thisArg: unknown,
+  args: unknown[],
+  options: AgentsGuardOptions,
+  explicit = false,
+): AnyFunctionTool {
+  const toolOptions = args[0] as Record<string, unknown>;
+  const execute = toolOptions.execute as Execute;
+  // explicitly guarded tools, like guardAgentsTool copies, are not re-wrapped again
+  const rewrap: Rewrap | undefined = explicit
+    ? undefined
+    : (explicitOptions) => createGuarded(factory, thisArg, args, explicitOptions, true);
+  if (toolOptions.outputSchema !== undefined) {
+    const created = guardInvoke(factory.apply(thisArg, args) as AnyFunctionTool, options);
+    mark(created, rewrap);
+    return created;
+  }
+  const adapter = agentsResultAdapter(options.isError);
+  let name = String(toolOptions.name);
+  const guarded: Execute = (input, runContext, details) =>
+    (options.guard ?? getGuard()).traceToolCall(
+      callInfo(name, input, options, runContext, details as AgentsToolCallDetails),
+      () => execute.call(toolOptions, input, runContext, details),
+      adapter,
+    );
+  // the SDK names a tool without `name` after its execute function
+  Object.defineProperty(guarded, 'name', { value: execute.name });
+  const errorFunction = passHalts(toolOptions.errorFunction);
+  const rest = args.slice(1);
+  const created = factory.call(
+    thisArg,
+    { ...toolOptions, execute: guarded, errorFunction },
+    ...rest,
+  ) as AnyFunctionTool;
+  name = created.name;
+  mark(created, rewrap);
+  return created;
+}
 
 /**
  * For `register`: replaces the `tool` factory on `@openai/agents` (or `@openai/agents-core`)
@@ -130,8 +203,18 @@ export function patchOpenAIAgents(
   if (typeof original !== 'function') return false;
   if ((original as unknown as Record<symbol, unknown>)[PATCHED]) return true;
   const wrapper: ToolFactory = function (this: unknown, ...args) {
-    const created = original.apply(this, args);
-    return guardAgentsTool(created as AnyFunctionTool, options);
+    const toolOptions = args[0] as { execute?: unknown } | undefined;
+    if (typeof toolOptions?.execute !== 'function') return original.apply(this, args);
+    let created: AnyFunctionTool;
+    try {
+      created = createGuarded(original, this, args, options);
+    } catch (error) {
+      // The SDK rejected the options (it throws the same for the original call) or we failed.
+      const plain = original.apply(this, args);
+      diag.warn('loopguard: cannot guard an OpenAI Agents tool; it runs unguarded', error);
+      return plain;
+    }
+    return created;
   };
   Object.defineProperty(wrapper, PATCHED, { value: true });
   return replaceExport(mod, 'tool', wrapper);

@@ -1,0 +1,51 @@
+import { defaultResultAdapter } from '../default-adapter.js';
+import type { ResultAdapter } from '../types.js';
+
+/** The text the SDK's default `errorFunction` returns to the model when a function tool throws. */
+export const AGENTS_DEFAULT_TOOL_ERROR =
+  'An error occurred while running the tool. Please try again.';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (!isRecord(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** One of the SDK's structured tool outputs (`ToolOutputText`, `ToolOutputImage`, `ToolOutputFileContent`). */
+function isStructuredItem(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  if (value.type === 'text') return typeof value.text === 'string';
+  return value.type === 'image' || value.type === 'file';
+}
+
+/** The items of a structured output (one item or a non-empty array of items), else undefined. */
+function structuredItems(result: unknown): unknown[] | undefined {
+  if (Array.isArray(result)) {
+    return result.length > 0 && result.every(isStructuredItem) ? result : undefined;
+  }
+  return isStructuredItem(result) ? [result] : undefined;
+}
+
+/**
+ * Results as the SDK carries them: blocked = the reason as the tool's output string; a notice is
+ * an extra `{ type: 'text' }` item on structured outputs, a `loopguard` field on plain objects,
+ * and follows strings after a blank line.
+ */
+export function agentsResultAdapter(
+  isError?: (result: unknown) => boolean,
+): ResultAdapter<unknown> {
+  return {
+    blocked: (decision) => decision.message,
+    appendNotice(result, notice) {
+      const items = structuredItems(result);
+      if (items) return [...items, { type: 'text', text: notice }];
+      if (isPlainObject(result)) return { ...result, loopguard: notice };
+      return defaultResultAdapter.appendNotice(result, notice);
+    },
+    isError: isError ?? ((result) => result === AGENTS_DEFAULT_TOOL_ERROR),
+  };
+}
