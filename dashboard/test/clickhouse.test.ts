@@ -186,8 +186,10 @@ describe('ClickHouse store over HTTP (@clickhouse/client)', () => {
     const shim = await startClickHouseHttpShim({ user: 'lg', password: 's3cr:t' });
     try {
       const store = await createClickHouseStore({ url: shim.url });
-      await store.insert(makeLoop({ scope: 'http-run', repeats: 9, startMs: T0, blocked: true }));
-      await store.recordRejected('invalid_span_id', 2);
+      await store.insert(
+        makeLoop({ scope: 'http-run', repeats: 9, startMs: T0, blocked: true }),
+        new Map([['invalid_span_id', 2]]),
+      );
       const all = { from: T0 - MIN, to: T0 + 10 * MIN };
       expect(await store.summary(all)).toMatchObject({
         calls: 9,

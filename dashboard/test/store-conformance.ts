@@ -366,9 +366,14 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
 
     it('keeps monotonic counters across deleteBefore', async () => {
       await seed();
-      await store.recordRejected('invalid_span_id', 2);
-      await store.recordRejected('invalid_span_id', 1);
-      await store.recordRejected('invalid_trace_id', 4);
+      await store.insert([], new Map([['invalid_span_id', 2]]));
+      await store.insert(
+        [],
+        new Map([
+          ['invalid_span_id', 1],
+          ['invalid_trace_id', 4],
+        ]),
+      );
       const before = await store.counters();
       expect(before.ingestedSpans).toBe(17);
       expect(before.rejectedSpans).toEqual(
@@ -460,6 +465,41 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       expect(
         (await store.session(exact.attributes['loopguard.scope']!))!.calls[0]!.attributes,
       ).toEqual(exact.attributes);
+    });
+
+    it('stores values beyond its column ranges, clamped, with the attributes as sent', async () => {
+      const far = 10_413_792_000_000_000_000n; // 2300-01-01, past the int64 nanosecond range
+      const late = makeToolSpan({ timeMs: T0 });
+      late.startTimeUnixNano = 2n ** 64n;
+      late.events[0] = { timeUnixNano: far, name: 'loopguard.nudge', attributes: {} };
+      const long = makeToolSpan({ timeMs: T0 + 1, scope: 'long', count: 2, tool: 'sleep' });
+      long.durationNs = 2n ** 64n - 1n;
+      const big = makeToolSpan({
+        timeMs: T0 + 2,
+        scope: 'big',
+        attributes: {
+          'loopguard.streak': '3000000000',
+          'loopguard.count': '-3000000000',
+          'loopguard.nudge.level': '99999999999',
+        },
+      });
+      const good = makeToolSpan({ timeMs: T0 + 3, scope: 'good' });
+      await store.insert([late, long, big, good]);
+      await store.insert([{ ...long, spanId: hexId(8) }]); // the rollups add up two huge durations
+      const maxMs = 9_223_372_036_854; // 2262-04-11T23:47:16.854Z
+      const [l] = await store.trace(late.traceId);
+      expect(l!.start).toBe(maxMs);
+      expect(l!.events.map((e) => e.time)).toEqual([maxMs]);
+      const [d] = await store.trace(long.traceId);
+      expect(d!.durationMs).toBeCloseTo(2 ** 63 / 1e6, -3);
+      expect((await store.trace(big.traceId))[0]!.attributes).toEqual(big.attributes);
+      const bigCall = (await store.session('big'))!.calls[0]!;
+      expect([bigCall.streak, bigCall.count]).toEqual([0, 0]);
+      expect((await store.trace(good.traceId)).length).toBe(1);
+      const sleep = (await store.hotspots({ ...all, tool: 'sleep' })).rows[0]!;
+      expect(sleep.calls).toBe(2);
+      expect(sleep.repeatSeconds).toBeGreaterThan(9e9);
+      expect((await store.counters()).ingestedSpans).toBe(5);
     });
 
     it('commits concurrent inserts independently', async () => {

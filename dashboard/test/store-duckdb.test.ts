@@ -17,8 +17,10 @@ describe('duckdb file store', () => {
   it('keeps spans and counters when reopened', async () => {
     const path = join(dir, 'reopen.duckdb');
     const first = await openDuckDbStore({ path });
-    await first.insert([makeToolSpan({ timeMs: T0, action: 'warn', axis: 'repetition' })]);
-    await first.recordRejected('invalid_trace_id', 1);
+    await first.insert(
+      [makeToolSpan({ timeMs: T0, action: 'warn', axis: 'repetition' })],
+      new Map([['invalid_trace_id', 1]]),
+    );
     await first.close();
     const second = await openDuckDbStore({ path });
     const c = await second.counters();
@@ -48,12 +50,15 @@ describe('duckdb file store', () => {
     const store = await openDuckDbStore({ path: join(dir, 'group.duckdb'), maxBatchSpans: 7 });
     const batch = (i: number) =>
       Array.from({ length: 3 }, () => makeToolSpan({ timeMs: T0 + i, tool: `tool-${i}` }));
-    // an INTEGER overflow in DuckDB: this batch's transaction fails
-    const bad = [makeToolSpan({ timeMs: T0, attributes: { 'loopguard.streak': '99999999999' } })];
+    // a lone surrogate (the decoders never pass one on) fails read_json: this batch's transaction
+    // fails, and the rejection count that came with it is not counted
+    const bad = [makeToolSpan({ timeMs: T0, attributes: { note: 'a\ud800b' } })];
     const results = await Promise.allSettled([
       ...Array.from({ length: 10 }, (_, i) => store.insert(batch(i))),
-      store.insert(bad),
-      ...Array.from({ length: 10 }, (_, i) => store.insert(batch(10 + i))),
+      store.insert(bad, new Map([['invalid_span_id', 5]])),
+      ...Array.from({ length: 10 }, (_, i) =>
+        store.insert(batch(10 + i), new Map([['invalid_trace_id', 1]])),
+      ),
     ]);
     expect(results.map((r) => r.status)).toEqual([
       ...Array(10).fill('fulfilled'),
@@ -61,7 +66,9 @@ describe('duckdb file store', () => {
       ...Array(10).fill('fulfilled'),
     ]);
     expect((await store.summary({ from: T0, to: T0 + 100 })).calls).toBe(60);
-    expect((await store.counters()).ingestedSpans).toBe(60);
+    const counters = await store.counters();
+    expect(counters.ingestedSpans).toBe(60);
+    expect(counters.rejectedSpans).toEqual([{ reason: 'invalid_trace_id', value: 10 }]);
     await store.close();
   });
 

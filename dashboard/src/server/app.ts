@@ -18,7 +18,7 @@ export interface AppOptions {
   maxInFlight?: number;
   /** Largest body after decompression. Default 64 MiB. */
   maxBodyBytes?: number;
-  /** Reports unexpected (500) errors; default console.error. */
+  /** Reports unexpected (500) errors and failed inserts (503); default console.error. */
   onInternalError?: (error: unknown) => void;
 }
 
@@ -34,7 +34,7 @@ export function createApp(options: AppOptions): Hono {
   app.use('/v1/*', auth, ingestLimiter({ max: options.maxInFlight ?? 32 }));
   app.use('/api/*', auth);
   app.use('/metrics', auth);
-  app.route('/', ingestRoutes(store, { maxBodyBytes: options.maxBodyBytes }));
+  app.route('/', ingestRoutes(store, { maxBodyBytes: options.maxBodyBytes, onStoreError: report }));
   app.route('/api', apiRoutes(store));
   app.get('/metrics', async (c) =>
     c.body(renderMetrics(await store.counters()), 200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE }),

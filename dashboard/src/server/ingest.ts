@@ -55,9 +55,19 @@ function decode(encoding: OtlpEncoding, body: Buffer): DecodedSpans {
   }
 }
 
+/** Options of the OTLP receiver. */
+export interface IngestOptions {
+  maxBodyBytes?: number;
+  /** Reports a failed insert (answered with a generic 503); default console.error. */
+  onStoreError?: (error: unknown) => void;
+}
+
 /** `POST /v1/traces`: OTLP/HTTP trace receiver. A 200 means the spans are committed. */
-export function ingestRoutes(store: Store, options: { maxBodyBytes?: number } = {}): Hono {
+export function ingestRoutes(store: Store, options: IngestOptions = {}): Hono {
   const app = new Hono();
+  const report =
+    options.onStoreError ??
+    ((e: unknown) => console.error('loopguard dashboard: insert failed:', e));
   app.post('/v1/traces', async (c) => {
     const encoding = otlpEncoding(c.req.header('content-type'));
     if (!encoding) {
@@ -69,17 +79,13 @@ export function ingestRoutes(store: Store, options: { maxBodyBytes?: number } = 
     const body = await readBody(c.req.raw, options.maxBodyBytes ?? MAX_BODY_BYTES);
     const decoded = decode(encoding, body);
     let rejected = 0;
-    for (const [reason, count] of decoded.rejected) {
-      rejected += count;
-      await store.recordRejected(reason, count);
-    }
-    if (decoded.spans.length) {
+    for (const count of decoded.rejected.values()) rejected += count;
+    if (decoded.spans.length || rejected) {
       try {
-        await store.insert(decoded.spans);
+        await store.insert(decoded.spans, decoded.rejected);
       } catch (error) {
-        throw new HttpError(503, `store unavailable: ${(error as Error).message}`, {
-          'Retry-After': '1',
-        });
+        report(error);
+        throw new HttpError(503, 'store unavailable, retry later', { 'Retry-After': '1' });
       }
     }
     const message = rejectionMessage(decoded.rejected);

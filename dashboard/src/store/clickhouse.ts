@@ -34,8 +34,27 @@ const ROLLUP_TABLES = ['loopguard_hotspots_1m', 'loopguard_sessions_1m'];
 
 interface PendingInsert {
   rows: Record<string, unknown>[];
+  rejected: ReadonlyMap<string, number>;
   resolve: () => void;
   reject: (error: unknown) => void;
+}
+
+/** loopguard_counters rows of the rejection counts of some inserts. */
+function rejectedRows(group: readonly PendingInsert[]): Record<string, unknown>[] {
+  const sums = new Map<string, number>();
+  for (const p of group)
+    for (const [reason, n] of p.rejected) sums.set(reason, (sums.get(reason) ?? 0) + n);
+  return [...sums]
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => ({
+      Metric: 'rejected_spans',
+      Service: '',
+      Tool: '',
+      Axis: '',
+      Action: '',
+      Reason: reason,
+      Value: Math.trunc(n),
+    }));
 }
 
 /**
@@ -67,22 +86,25 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   };
 
   // Concurrent inserts are grouped into one INSERT (ClickHouse prefers few large inserts); a
-  // failed group is retried batch by batch so one bad batch does not fail its neighbours.
+  // failed group is retried batch by batch so one bad batch does not fail its neighbours. Without
+  // multi-table transactions, rejection counts are inserted right after the spans they came with.
   const queue: PendingInsert[] = [];
   let draining: Promise<void> | undefined;
+  async function write(group: readonly PendingInsert[]): Promise<void> {
+    const rows = group.length === 1 ? group[0]!.rows : group.flatMap((p) => p.rows);
+    if (rows.length) await exec.insert('otel_traces', rows);
+    const counters = rejectedRows(group);
+    if (counters.length) await exec.insert('loopguard_counters', counters);
+  }
   async function drain(): Promise<void> {
     while (queue.length) {
       const group = queue.splice(0, queue.length);
       try {
-        await exec.insert(
-          'otel_traces',
-          group.flatMap((p) => p.rows),
-        );
+        await write(group);
         for (const p of group) p.resolve();
       } catch (error) {
         if (group.length === 1) group[0]?.reject(error);
-        else
-          for (const p of group) await exec.insert('otel_traces', p.rows).then(p.resolve, p.reject);
+        else for (const p of group) await write([p]).then(p.resolve, p.reject);
       }
     }
     draining = undefined;
@@ -101,27 +123,12 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   }
 
   return {
-    insert(spans: SpanRecord[]) {
+    insert(spans: SpanRecord[], rejected: ReadonlyMap<string, number> = new Map()) {
       if (closed) return Promise.reject(new Error('store is closed'));
       return new Promise<void>((resolve, reject) => {
-        queue.push({ rows: spans.map(spanToRow), resolve, reject });
+        queue.push({ rows: spans.map(spanToRow), rejected, resolve, reject });
         draining ??= drain();
       });
-    },
-    async recordRejected(reason, count) {
-      open();
-      if (count <= 0) return;
-      await exec.insert('loopguard_counters', [
-        {
-          Metric: 'rejected_spans',
-          Service: '',
-          Tool: '',
-          Axis: '',
-          Action: '',
-          Reason: reason,
-          Value: Math.trunc(count),
-        },
-      ]);
     },
     summary: (filter) => querySummary(src, filter),
     hotspots: (filter, page) => queryHotspots(src, filter, page),

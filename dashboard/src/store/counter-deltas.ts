@@ -1,3 +1,4 @@
+import { clampDurationNs } from './column-ranges.js';
 import { deriveFields, findingsOf, type SpanFields } from './span-fields.js';
 import { nsToMs } from './stage.js';
 import type { SpanRecord } from './types.js';
@@ -49,6 +50,9 @@ export interface RollupRow {
   sampleArgs: string;
 }
 
+/** The largest double below 2^63: a rollup's summed repeat time saturates there (BIGINT). */
+const MAX_REPEAT_NS = 2 ** 63 - 1024;
+
 /** Width of a rollup bucket. */
 export const HOUR_MS = 3_600_000;
 
@@ -94,12 +98,12 @@ function addRollup(rollup: Map<string, RollupRow>, span: SpanRecord, f: SpanFiel
   const ms = nsToMs(span.startTimeUnixNano);
   const hour = Math.floor(ms / HOUR_MS) * HOUR_MS;
   const key = `${hour}\u0000${span.serviceName}\u0000${f.tool}\u0000${f.signature}\u0000${f.action}`;
-  const repeatNs = f.count > 1 ? Number(span.durationNs) : 0;
+  const repeatNs = f.count > 1 ? Math.min(Number(span.durationNs), MAX_REPEAT_NS) : 0;
   const row = rollup.get(key);
   if (row) {
     row.calls++;
     row.maxStreak = Math.max(row.maxStreak, f.streak);
-    row.repeatNs += repeatNs;
+    row.repeatNs = Math.min(row.repeatNs + repeatNs, MAX_REPEAT_NS);
     row.firstMs = Math.min(row.firstMs, ms);
     row.lastMs = Math.max(row.lastMs, ms);
     if (row.sampleArgs === '') row.sampleArgs = f.toolArgs;
@@ -127,7 +131,7 @@ function addSessionRollup(
 ): void {
   const ms = nsToMs(span.startTimeUnixNano);
   const hour = Math.floor(ms / HOUR_MS) * HOUR_MS;
-  const end = ms + Number(span.durationNs / 1_000_000n);
+  const end = ms + Number(clampDurationNs(span.durationNs) / 1_000_000n);
   const key = `${hour}\u0000${f.scope}\u0000${span.serviceName}`;
   let row = rollup.get(key);
   if (!row) {

@@ -124,6 +124,8 @@ export function insertFromStageSql(path: string, longestLine = 0): string {
   return `INSERT INTO otel_traces SELECT ${order} FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = ${bufferBytes}, columns = {${cols}})`;
 }
 
+const INT64_MAX = '9223372036854775807';
+
 /** Upserts staged hourly rollup rows (NDJSON of RollupRow) into loopguard_hotspots_hourly. */
 export function rollupUpsertSql(path: string): string {
   const file = path.replaceAll("'", "''");
@@ -134,7 +136,7 @@ export function rollupUpsertSql(path: string): string {
     repeatNs: 'BIGINT', firstMs: 'BIGINT', lastMs: 'BIGINT', sampleArgs: 'VARCHAR'})
   ON CONFLICT DO UPDATE SET "Calls" = "Calls" + excluded."Calls",
     "MaxStreak" = greatest("MaxStreak", excluded."MaxStreak"),
-    "RepeatNs" = "RepeatNs" + excluded."RepeatNs", "FirstMs" = least("FirstMs", excluded."FirstMs"),
+    "RepeatNs" = least("RepeatNs"::HUGEINT + excluded."RepeatNs", ${INT64_MAX}), "FirstMs" = least("FirstMs", excluded."FirstMs"),
     "LastMs" = greatest("LastMs", excluded."LastMs"),
     "SampleArgs" = CASE WHEN "SampleArgs" = '' THEN excluded."SampleArgs" ELSE "SampleArgs" END`;
 }
@@ -142,7 +144,7 @@ export function rollupUpsertSql(path: string): string {
 /** Rebuilds the rollup rows of one hour from the spans still stored (after retention). */
 export const ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_hotspots_hourly
   SELECT $hour, "ServiceName", "ToolName", "Signature", "LoopAction", count(*), max("Streak"),
-    coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0), min("StartMs"), max("StartMs"),
+    least(coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0), ${INT64_MAX}), min("StartMs"), max("StartMs"),
     coalesce(any_value("ToolArgs") FILTER ("ToolArgs" <> ''), '')
   FROM otel_traces WHERE "IsCall" AND "Signature" <> '' AND "StartMs" >= $hour AND "StartMs" < $hour + 3600000
   GROUP BY ALL`;
@@ -171,3 +173,21 @@ export const SESSION_ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_sessions_h
     count(*) FILTER ("LoopAction" = 'block'), min("StartMs"), max("StartMs" + "Duration" // 1000000)
   FROM otel_traces WHERE "IsCall" AND "LoopScope" <> '' AND "StartMs" >= $hour AND "StartMs" < $hour + 3600000
   GROUP BY ALL`;
+
+/** Upserts staged counter increments (NDJSON of CounterRow) into loopguard_counters. */
+export function counterUpsertSql(path: string): string {
+  const file = path.replaceAll("'", "''");
+  return `INSERT INTO loopguard_counters
+  SELECT m, s, t, ax, ac, r, v
+  FROM read_json('${file}', format = 'newline_delimited', columns = {m: 'VARCHAR', s: 'VARCHAR',
+    t: 'VARCHAR', ax: 'VARCHAR', ac: 'VARCHAR', r: 'VARCHAR', v: 'BIGINT'})
+  ON CONFLICT DO UPDATE SET "Value" = "Value" + excluded."Value"`;
+}
+
+/** Adds staged halted scopes (NDJSON of `{s: service, scope}`) to loopguard_halted_scopes. */
+export function haltedInsertSql(path: string): string {
+  const file = path.replaceAll("'", "''");
+  return `INSERT OR IGNORE INTO loopguard_halted_scopes
+  SELECT s, scope FROM read_json('${file}', format = 'newline_delimited',
+    columns = {s: 'VARCHAR', scope: 'VARCHAR'})`;
+}

@@ -2,7 +2,13 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { type CounterDeltas, computeDeltas } from './counter-deltas.js';
-import { insertFromStageSql, rollupUpsertSql, sessionRollupUpsertSql } from './duckdb-schema.js';
+import {
+  counterUpsertSql,
+  haltedInsertSql,
+  insertFromStageSql,
+  rollupUpsertSql,
+  sessionRollupUpsertSql,
+} from './duckdb-schema.js';
 import { stageLine } from './stage.js';
 import type { SpanRecord } from './types.js';
 
@@ -17,39 +23,41 @@ export class Serial {
   }
 }
 
-/** A SQL string literal. */
-export const sqlString = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+/** One staged counter increment: metric, service, tool, axis, action, reason, value. */
+interface CounterRow {
+  m: string;
+  s: string;
+  t: string;
+  ax: string;
+  ac: string;
+  r: string;
+  v: number;
+}
 
-function counterUpserts(d: CounterDeltas): string[] {
-  const rows: string[] = [];
-  const row = (
-    metric: string,
-    s: string,
-    t: string,
-    ax: string,
-    ac: string,
-    r: string,
-    v: number,
-  ) => rows.push(`(${[metric, s, t, ax, ac, r].map(sqlString).join(', ')}, ${Math.trunc(v)})`);
+function counterRows(d: CounterDeltas, rejected: ReadonlyMap<string, number>): CounterRow[] {
+  const rows: CounterRow[] = [];
+  const row = (m: string, s: string, t: string, ax: string, ac: string, r: string, v: number) =>
+    rows.push({ m, s, t, ax, ac, r, v: Math.trunc(v) });
   row('ingested_spans', '', '', '', '', '', d.ingested);
   for (const c of d.toolCalls.values())
     row('tool_calls', c.service, c.tool, '', c.action, '', c.value);
   for (const c of d.decisions.values())
     row('decisions', c.service, c.tool, c.axis, c.action, '', c.value);
-  const out = [
-    `INSERT INTO loopguard_counters VALUES ${rows.join(', ')} ON CONFLICT DO UPDATE SET "Value" = "Value" + excluded."Value"`,
-  ];
-  if (d.haltedScopes.size) {
-    const halted = [...d.haltedScopes.values()].map(
-      (h) => `(${sqlString(h.service)}, ${sqlString(h.scope)})`,
-    );
-    out.push(`INSERT OR IGNORE INTO loopguard_halted_scopes VALUES ${halted.join(', ')}`);
-  }
+  for (const [reason, n] of rejected) if (n > 0) row('rejected_spans', '', '', '', '', reason, n);
+  return rows;
+}
+
+/** Sums the rejection counts of several requests. */
+function mergeRejected(group: Pending[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of group)
+    for (const [reason, n] of p.rejected) out.set(reason, (out.get(reason) ?? 0) + n);
   return out;
 }
 
 interface Pending {
   spans: SpanRecord[];
+  rejected: ReadonlyMap<string, number>;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -74,10 +82,10 @@ export class GroupWriter {
 
   constructor(private readonly options: WriterOptions) {}
 
-  /** Queues spans; resolves when they are committed. */
-  insert(spans: SpanRecord[]): Promise<void> {
+  /** Queues spans and rejection counts; resolves when they are committed. */
+  insert(spans: SpanRecord[], rejected: ReadonlyMap<string, number>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ spans, resolve, reject });
+      this.queue.push({ spans, rejected, resolve, reject });
       this.draining ??= this.drain();
     });
   }
@@ -118,22 +126,27 @@ export class GroupWriter {
 
   private async commitGroup(group: Pending[]): Promise<void> {
     try {
-      await this.commit(group.length === 1 ? group[0]!.spans : group.flatMap((p) => p.spans));
+      if (group.length === 1) await this.commit(group[0]!.spans, group[0]!.rejected);
+      else
+        await this.commit(
+          group.flatMap((p) => p.spans),
+          mergeRejected(group),
+        );
       for (const p of group) p.resolve();
     } catch (error) {
       if (group.length === 1) group[0]!.reject(error);
       else
         for (const p of group) {
           // retry alone so one bad batch does not fail its neighbours
-          await this.commit(p.spans).then(p.resolve, p.reject);
+          await this.commit(p.spans, p.rejected).then(p.resolve, p.reject);
         }
     }
   }
 
-  private async commit(spans: SpanRecord[]): Promise<void> {
+  private async commit(spans: SpanRecord[], rejected: ReadonlyMap<string, number>): Promise<void> {
     const files: string[] = [];
     try {
-      const statements = this.stage(spans, files);
+      const statements = this.stage(spans, rejected, files);
       await this.options.writer.run(async (c) => {
         try {
           await c.run(`BEGIN TRANSACTION;\n${statements.join(';\n')};\nCOMMIT`);
@@ -148,7 +161,11 @@ export class GroupWriter {
   }
 
   /** Writes the staging files of a batch; returns the statements that load them. */
-  private stage(spans: SpanRecord[], files: string[]): string[] {
+  private stage(
+    spans: SpanRecord[],
+    rejected: ReadonlyMap<string, number>,
+    files: string[],
+  ): string[] {
     const { fields, deltas } = computeDeltas(spans);
     const base = join(this.options.stageDir, `batch-${this.seq++}`);
     const statements: string[] = [];
@@ -164,16 +181,21 @@ export class GroupWriter {
       writeFileSync(`${base}.ndjson`, lines.join('\n'));
       statements.push(insertFromStageSql(`${base}.ndjson`, longest * 3));
     }
-    const stageRows = (suffix: string, rows: Map<string, object>, sql: (f: string) => string) => {
-      if (rows.size === 0) return;
+    // values go through files, never into SQL text (a NUL would cut the statement short)
+    const stageRows = (suffix: string, rows: Iterable<object>, sql: (f: string) => string) => {
+      const lines: string[] = [];
+      for (const r of rows) lines.push(JSON.stringify(r));
+      if (lines.length === 0) return;
       const file = `${base}.${suffix}`;
       files.push(file);
-      writeFileSync(file, [...rows.values()].map((r) => JSON.stringify(r)).join('\n'));
+      writeFileSync(file, lines.join('\n'));
       statements.push(sql(file));
     };
-    stageRows('rollup', deltas.rollup, rollupUpsertSql);
-    stageRows('sessions', deltas.sessionRollup, sessionRollupUpsertSql);
-    statements.push(...counterUpserts(deltas));
+    stageRows('rollup', deltas.rollup.values(), rollupUpsertSql);
+    stageRows('sessions', deltas.sessionRollup.values(), sessionRollupUpsertSql);
+    stageRows('counters', counterRows(deltas, rejected), counterUpsertSql);
+    const halted = [...deltas.haltedScopes.values()].map((h) => ({ s: h.service, scope: h.scope }));
+    stageRows('halted', halted, haltedInsertSql);
     return statements;
   }
 }

@@ -21,7 +21,7 @@ import {
 } from './duckdb-schema.js';
 import { querySessionsRollup } from './duckdb-sessions.js';
 import { num, type Params } from './duckdb-sql.js';
-import { GroupWriter, Serial, sqlString } from './duckdb-writer.js';
+import { GroupWriter, Serial } from './duckdb-writer.js';
 import type { CounterSnapshot, Store } from './types.js';
 
 /** Options of the embedded DuckDB store. */
@@ -76,18 +76,9 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
   };
 
   const store: Store = {
-    insert(spans) {
+    insert(spans, rejected = new Map()) {
       if (closed) return Promise.reject(new Error('store is closed'));
-      return inserts.insert(spans);
-    },
-    async recordRejected(reason, count) {
-      if (closed) throw new Error('store is closed');
-      if (count <= 0) return;
-      await writer.run((c) =>
-        c.run(
-          `INSERT INTO loopguard_counters VALUES ('rejected_spans', '', '', '', '', ${sqlString(reason)}, ${Math.trunc(count)}) ON CONFLICT DO UPDATE SET "Value" = "Value" + excluded."Value"`,
-        ),
-      );
+      return inserts.insert(spans, rejected);
     },
     summary: (filter) => querySummary(read, filter),
     hotspots: (filter, page) => queryHotspots(read, filter, page),

@@ -1,3 +1,4 @@
+import { setKey } from './set-key.js';
 import type { SpanFields } from './span-fields.js';
 
 type Row = Record<string, unknown>;
@@ -46,7 +47,7 @@ export function liftAttributes(
   const rest: Record<string, string> = {};
   for (const key in attributes) {
     const i = INDEX.get(key);
-    if (i === undefined || (mask & (1 << i)) === 0) rest[key] = attributes[key]!;
+    if (i === undefined || (mask & (1 << i)) === 0) setKey(rest, key, attributes[key]!);
   }
   return { rest, mask };
 }

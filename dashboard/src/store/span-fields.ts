@@ -1,3 +1,4 @@
+import { INT32_MAX, INT32_MIN } from './column-ranges.js';
 import type { LoopAction, SpanRecord } from './types.js';
 
 /** The loopguard.* and gen_ai.* values of a span, lifted out of its attributes into typed fields. */
@@ -30,10 +31,11 @@ export function actionRank(action: string): number {
   return ACTIONS.indexOf(action as LoopAction);
 }
 
+/** An int32 column's value of an attribute; 0 (absent) when it is no integer or out of range. */
 function int(value: string | undefined): number {
   if (value === undefined) return 0;
   const n = Number.parseInt(value, 10);
-  return Number.isFinite(n) ? n : 0;
+  return n >= INT32_MIN && n <= INT32_MAX ? n : 0;
 }
 
 /**

@@ -1,15 +1,14 @@
+import { clampDurationNs, clampTimeNs } from './column-ranges.js';
 import { liftAttributes } from './lifted.js';
 import type { SpanFields } from './span-fields.js';
 import type { SpanRecord } from './types.js';
-
-const MAX_NS = 253402300799999999999n; // 9999-12-31T23:59:59.999999999Z
 
 let cachedSecond = -1n;
 let cachedPrefix = '';
 
 /** Formats epoch nanoseconds as a DuckDB TIMESTAMP_NS literal (UTC). */
 export function nsToTimestamp(ns: bigint): string {
-  const clamped = ns < 0n ? 0n : ns > MAX_NS ? MAX_NS : ns;
+  const clamped = clampTimeNs(ns);
   const second = clamped / 1_000_000_000n;
   if (second !== cachedSecond) {
     const iso = new Date(Number(second) * 1000).toISOString();
@@ -19,10 +18,9 @@ export function nsToTimestamp(ns: bigint): string {
   return cachedPrefix + (clamped % 1_000_000_000n).toString().padStart(9, '0');
 }
 
-/** Epoch milliseconds of a span start, clamped to the Date range. */
+/** Epoch milliseconds of a span start, clamped as `clampTimeNs` does. */
 export function nsToMs(ns: bigint): number {
-  const clamped = ns < 0n ? 0n : ns > MAX_NS ? MAX_NS : ns;
-  return Number(clamped / 1_000_000n);
+  return Number(clampTimeNs(ns) / 1_000_000n);
 }
 
 /** One NDJSON line of the staging file read by `insertFromStageSql`. */
@@ -41,7 +39,7 @@ export function stageLine(s: SpanRecord, f: SpanFields): string {
     sn: s.scopeName,
     sv: s.scopeVersion,
     attrs: lifted.rest,
-    dur: s.durationNs.toString(),
+    dur: clampDurationNs(s.durationNs).toString(),
     sc: s.statusCode,
     sm: s.statusMessage,
     ev: s.events.map((e) => ({

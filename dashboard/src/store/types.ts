@@ -178,10 +178,11 @@ export interface CounterSnapshot {
 
 /** What every store implements; the conformance suite checks it. */
 export interface Store {
-  /** Stores spans and bumps the counters atomically; resolves only once they are durable. */
-  insert(spans: SpanRecord[]): Promise<void>;
-  /** Counts spans rejected at ingest, by reason. */
-  recordRejected(reason: string, count: number): Promise<void>;
+  /**
+   * Stores spans and bumps the counters, with `rejected` (spans refused at ingest, by reason) added
+   * to the rejected-spans counter, all or nothing; resolves only once they are durable.
+   */
+  insert(spans: SpanRecord[], rejected?: ReadonlyMap<string, number>): Promise<void>;
   summary(filter: QueryFilter): Promise<Summary>;
   hotspots(filter: QueryFilter, page?: PageRequest): Promise<Page<Hotspot>>;
   sessions(filter: QueryFilter, page?: PageRequest): Promise<Page<SessionRow>>;

@@ -1,4 +1,6 @@
+import { setKey } from '../../store/set-key.js';
 import type { SpanRecord } from '../../store/types.js';
+import { parseDouble, parseInteger } from './json-numbers.js';
 import {
   accept,
   type DecodedSpans,
@@ -29,7 +31,8 @@ function arr(value: unknown, path: string): unknown[] {
 function str(value: unknown, path: string): string {
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') fail(path, 'expected a string');
-  return value;
+  // a lone surrogate is valid JSON (an exporter cut an emoji in two) but no store takes it
+  return value.isWellFormed() ? value : value.toWellFormed();
 }
 
 /** A field by its lowerCamelCase name, or the snake_case one. */
@@ -37,13 +40,12 @@ function field(o: Obj, camel: string, snake?: string): unknown {
   return o[camel] ?? (snake ? o[snake] : undefined);
 }
 
-const INT_RE = /^-?\d+$/;
-
 function uint64(value: unknown, path: string): bigint {
   if (value === undefined || value === null) return 0n;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return BigInt(value);
-  if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value);
-  return fail(path, 'expected an unsigned integer (number or decimal string)');
+  const n = parseInteger(value);
+  if (n === undefined || n < 0n)
+    fail(path, 'expected an unsigned integer (number or decimal string)');
+  return n;
 }
 
 function enumValue(value: unknown, names: string[], prefix: string, path: string): string {
@@ -73,16 +75,14 @@ function anyValue(value: unknown, path: string, depth: number): unknown {
     return v.boolValue;
   }
   if ('intValue' in v) {
-    const i = v.intValue;
-    if (typeof i === 'number' && Number.isInteger(i)) return BigInt(i);
-    if (typeof i === 'string' && INT_RE.test(i)) return BigInt(i);
-    fail(`${path}.intValue`, 'expected an integer (number or decimal string)');
+    const i = parseInteger(v.intValue);
+    if (i === undefined) fail(`${path}.intValue`, 'expected an integer (number or decimal string)');
+    return i;
   }
   if ('doubleValue' in v) {
-    const d = v.doubleValue;
-    if (typeof d === 'number') return d;
-    if (typeof d === 'string' && ['NaN', 'Infinity', '-Infinity'].includes(d)) return Number(d);
-    fail(`${path}.doubleValue`, 'expected a number');
+    const d = parseDouble(v.doubleValue);
+    if (d === undefined) fail(`${path}.doubleValue`, 'expected a number');
+    return d;
   }
   if ('arrayValue' in v) {
     const values = arr(obj(v.arrayValue, `${path}.arrayValue`).values, `${path}.arrayValue.values`);
@@ -93,7 +93,7 @@ function anyValue(value: unknown, path: string, depth: number): unknown {
     const out: Record<string, unknown> = {};
     values.forEach((kv, i) => {
       const o = obj(kv, `${path}.kvlistValue.values[${i}]`);
-      out[str(o.key, `${path}.key`)] = anyValue(o.value, `${path}.value`, depth + 1);
+      setKey(out, str(o.key, `${path}.key`), anyValue(o.value, `${path}.value`, depth + 1));
     });
     return out;
   }
@@ -107,14 +107,27 @@ export function valueString(value: unknown): string {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'number') return doubleString(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
+  return jsonText(value);
+}
+
+/** JSON text of a decoded array or map, int64 values written exactly. */
+function jsonText(value: unknown): string {
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const parts = Object.keys(record).map((k) => `${JSON.stringify(k)}:${jsonText(record[k])}`);
+    return `{${parts.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 function attributes(value: unknown, path: string): Record<string, string> {
   const out: Record<string, string> = {};
   arr(value, path).forEach((kv, i) => {
     const o = obj(kv, `${path}[${i}]`);
-    out[str(o.key, `${path}[${i}].key`)] = valueString(anyValue(o.value, `${path}[${i}].value`, 0));
+    const key = str(o.key, `${path}[${i}].key`);
+    setKey(out, key, valueString(anyValue(o.value, `${path}[${i}].value`, 0)));
   });
   return out;
 }

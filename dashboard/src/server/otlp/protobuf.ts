@@ -1,3 +1,4 @@
+import { setKey } from '../../store/set-key.js';
 import type { SpanRecord } from '../../store/types.js';
 import { valueString } from './json.js';
 import { accept, type DecodedSpans, doubleString, SPAN_KINDS, STATUS_CODES } from './model.js';
@@ -69,7 +70,7 @@ function keyValue(r: ProtoReader, end: number, depth: number, into: Record<strin
       value = anyValue(r, r.lenEnd(end), depth);
     } else r.skip(r.wire, end);
   }
-  into[key] = value;
+  setKey(into, key, value);
 }
 
 /** An attribute value as the exporter stores it; scalars take the direct path. */
@@ -104,7 +105,7 @@ function attribute(r: ProtoReader, end: number, into: Record<string, string>): v
       value = attributeValue(r, r.lenEnd(end));
     } else r.skip(r.wire, end);
   }
-  into[key] = value;
+  setKey(into, key, value);
 }
 
 function resource(r: ProtoReader, end: number): Record<string, string> {

@@ -1,8 +1,9 @@
+import { clampDurationNs, clampTimeNs } from '../column-ranges.js';
 import type { SpanRecord } from '../types.js';
 
 /** Epoch nanoseconds as the decimal seconds text ClickHouse parses exactly into DateTime64(9). */
 export function nsToDateTime64(ns: bigint): string {
-  const v = ns < 0n ? 0n : ns;
+  const v = clampTimeNs(ns);
   return `${v / 1_000_000_000n}.${(v % 1_000_000_000n).toString().padStart(9, '0')}`;
 }
 
@@ -21,7 +22,7 @@ export function spanToRow(s: SpanRecord): Record<string, unknown> {
     ScopeName: s.scopeName,
     ScopeVersion: s.scopeVersion,
     SpanAttributes: s.attributes,
-    Duration: (s.durationNs < 0n ? 0n : s.durationNs).toString(),
+    Duration: clampDurationNs(s.durationNs).toString(),
     StatusCode: s.statusCode,
     StatusMessage: s.statusMessage,
     'Events.Timestamp': s.events.map((e) => nsToDateTime64(e.timeUnixNano)),

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../src/server/app.js';
+import type { Store, TraceSpan } from '../src/store/types.js';
+import { JSON_CT, useIngestApp } from './helpers/ingest-app.js';
+import { request, type SpanOptions, span } from './helpers/otlp-json.js';
+
+// Values that are valid OTLP but were once refused by the store with a 503 on every retry, so the
+// exporter retried forever and the good spans of the request were never stored.
+
+const lg = useIngestApp('edge');
+const { post } = lg;
+async function trace(traceId: string): Promise<TraceSpan[]> {
+  return (await (await lg.app.request(`/api/traces/${traceId}`)).json()) as TraceSpan[];
+}
+
+async function rejectedCount(reason: string): Promise<number> {
+  const list = (await lg.store.counters()).rejectedSpans;
+  return list.find((r) => r.reason === reason)?.value ?? 0;
+}
+
+const MAX_MS = 9_223_372_036_854; // 2262-04-11T23:47:16.854Z, the end of int64 nanoseconds
+const YEAR_2300_NS = '10413792000000000000';
+
+describe('values beyond the store column ranges', () => {
+  const cases: [string, SpanOptions][] = [
+    ['start in 2300', { startNs: YEAR_2300_NS, endNs: '10413792000000000001' }],
+    ['start at 2^64', { startNs: '18446744073709551616', endNs: '18446744073709551617' }],
+    ['duration over int64', { startNs: '1', endNs: '18446744073709551615' }],
+    ['streak over int32', { attrs: { 'loopguard.streak': '3000000000' } }],
+    ['count under int32', { attrs: { 'loopguard.count': '-3000000000' } }],
+    ['nudge level over int32', { attrs: { 'loopguard.nudge.level': '99999999999' } }],
+    ['event in 2300', { events: [{ timeUnixNano: YEAR_2300_NS, name: 'e' }] }],
+  ];
+  for (const [label, options] of cases) {
+    it(`${label}: stored with the rest of the request; rejections counted once per 200`, async () => {
+      const good = span();
+      const bad = span({
+        ...options,
+        attrs: { 'loopguard.signature': 'grep:1', ...options.attrs },
+      });
+      const badId = span({ traceId: 'abcd' });
+      const before = await rejectedCount('invalid_trace_id');
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const res = await post(JSON.stringify(request([good, bad, badId])), JSON_CT);
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual({
+          partialSuccess: {
+            rejectedSpans: '1',
+            errorMessage: '1 span(s) rejected: invalid_trace_id',
+          },
+        });
+      }
+      expect(await rejectedCount('invalid_trace_id')).toBe(before + 2);
+      expect((await trace(good.traceId)).length).toBeGreaterThan(0);
+      const [stored] = await trace(bad.traceId);
+      for (const [key, value] of Object.entries(options.attrs ?? {}))
+        expect(stored!.attributes[key]).toBe(value);
+      if (options.startNs && BigInt(options.startNs) > 10n ** 19n)
+        expect(stored!.start).toBe(MAX_MS);
+      if (options.events) expect(stored!.events[0]!.time).toBe(MAX_MS);
+    });
+  }
+});
+
+describe('a failed insert', () => {
+  it('answers a generic 503, reports the error once and counts no rejected span', async () => {
+    const reported: unknown[] = [];
+    const failing: Store = {
+      ...lg.store,
+      insert: () => Promise.reject(new Error('IO Error: /secret/stage/batch-1.ndjson: bad value')),
+    };
+    const app = createApp({ store: failing, onInternalError: (e) => reported.push(e) });
+    const before = await rejectedCount('invalid_trace_id');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const res = await post(
+        JSON.stringify(request([span(), span({ traceId: 'ab' })])),
+        JSON_CT,
+        app,
+      );
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      const body = (await res.json()) as { message: string };
+      expect(body.message).toBe('store unavailable, retry later');
+    }
+    expect(reported).toHaveLength(2);
+    expect(String(reported[0])).toContain('/secret/stage');
+    expect(await rejectedCount('invalid_trace_id')).toBe(before);
+  });
+});

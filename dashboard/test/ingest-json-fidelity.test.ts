@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import type { TraceSpan } from '../src/store/types.js';
+import { JSON_CT, PROTO, useIngestApp } from './helpers/ingest-app.js';
+import { hex, request, span } from './helpers/otlp-json.js';
+
+const lg = useIngestApp('fidelity');
+const { post } = lg;
+
+async function trace(traceId: string): Promise<TraceSpan[]> {
+  return (await (await lg.app.request(`/api/traces/${traceId}`)).json()) as TraceSpan[];
+}
+
+/** Posts one span with these attribute values; returns the stored attributes. */
+async function roundTrip(attrs: Record<string, Record<string, unknown>>) {
+  const s = span({ attrs });
+  const res = await post(JSON.stringify(request([s])), JSON_CT);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await trace(s.traceId))[0]!.attributes;
+}
+
+const varint = (n: bigint): number[] => {
+  const out: number[] = [];
+  let v = BigInt.asUintN(64, n);
+  while (v > 127n) {
+    out.push(Number(v & 127n) | 128);
+    v >>= 7n;
+  }
+  out.push(Number(v));
+  return out;
+};
+const len = (field: number, body: Buffer) =>
+  Buffer.concat([Buffer.from([(field << 3) | 2, ...varint(BigInt(body.length))]), body]);
+const int = (field: number, n: bigint) => Buffer.from([field << 3, ...varint(n)]);
+const attr = (key: string, value: Buffer) =>
+  len(9, Buffer.concat([len(1, Buffer.from(key)), len(2, value)]));
+
+describe('OTLP/JSON numbers as ProtoJSON writes them', () => {
+  it('accepts quoted doubles and integers in exponent form', async () => {
+    expect(
+      await roundTrip({
+        d: { doubleValue: '1.5' },
+        e: { doubleValue: '-2e3' },
+        i: { intValue: '1e3' },
+        f: { intValue: '1.5e2' },
+        n: { intValue: '-7E0' },
+        z: { intValue: '0.0' },
+      }),
+    ).toEqual({ d: '1.5', e: '-2000', i: '1000', f: '150', n: '-7', z: '0' });
+    const s = { ...span(), startTimeUnixNano: '1.7e18', endTimeUnixNano: '1700000000001000000' };
+    expect((await post(JSON.stringify(request([s])), JSON_CT)).status).toBe(200);
+    expect((await trace(s.traceId))[0]).toMatchObject({ start: 1_700_000_000_000, durationMs: 1 });
+  });
+
+  it('still refuses what is no number, or no integer where one is due', async () => {
+    for (const value of [
+      { intValue: '2.5' },
+      { intValue: '1e400' },
+      { intValue: '0x10' },
+      { doubleValue: 'abc' },
+      { doubleValue: '' },
+      { doubleValue: ' 1' },
+    ]) {
+      const res = await post(JSON.stringify(request([span({ attrs: { v: value } })])), JSON_CT);
+      expect(res.status, JSON.stringify(value)).toBe(400);
+    }
+  });
+
+  it('writes int64 values inside arrays and maps exactly', async () => {
+    const big = { intValue: '9007199254740993' };
+    const attrs = await roundTrip({
+      a: {
+        arrayValue: { values: [big, { intValue: '-9223372036854775808' }, { stringValue: 'x' }] },
+      },
+      m: { kvlistValue: { values: [{ key: 'n', value: big }] } },
+    });
+    expect(attrs).toEqual({
+      a: '[9007199254740993,-9223372036854775808,"x"]',
+      m: '{"n":9007199254740993}',
+    });
+  });
+});
+
+describe('attribute keys that are Object.prototype names', () => {
+  it('keeps __proto__ and constructor keys from JSON', async () => {
+    const s = span();
+    s.attributes = [
+      { key: '__proto__', value: { stringValue: 'p' } },
+      { key: 'constructor', value: { stringValue: 'c' } },
+      {
+        key: 'kv',
+        value: { kvlistValue: { values: [{ key: '__proto__', value: { stringValue: 'x' } }] } },
+      } as never,
+    ];
+    expect((await post(JSON.stringify(request([s])), JSON_CT)).status).toBe(200);
+    const [stored] = await trace(s.traceId);
+    expect(Object.entries(stored!.attributes)).toEqual([
+      ['__proto__', 'p'],
+      ['constructor', 'c'],
+      ['kv', '{"__proto__":"x"}'],
+    ]);
+  });
+
+  it('keeps a __proto__ key from protobuf, and int64 in its arrays exactly', async () => {
+    const traceId = hex(16);
+    const array = len(5, len(1, int(3, 9007199254740993n)));
+    const body = len(
+      1,
+      len(
+        2,
+        len(
+          2,
+          Buffer.concat([
+            len(1, Buffer.from(traceId, 'hex')),
+            len(2, Buffer.from(hex(8), 'hex')),
+            len(5, Buffer.from('pb')),
+            attr('__proto__', len(1, Buffer.from('sent'))),
+            attr('arr', array),
+          ]),
+        ),
+      ),
+    );
+    expect((await post(body, PROTO)).status).toBe(200);
+    const [stored] = await trace(traceId);
+    expect(Object.entries(stored!.attributes)).toEqual([
+      ['__proto__', 'sent'],
+      ['arr', '[9007199254740993]'],
+    ]);
+  });
+});
