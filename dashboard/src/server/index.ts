@@ -3,6 +3,7 @@ import { DEFAULT_DB_PATH, type DuckDbStoreOptions, openDuckDbStore } from '../st
 import type { Store } from '../store/types.js';
 import { parseDuration } from './api-params.js';
 import { type AppOptions, createApp } from './app.js';
+import { parseHostList, resolveAllowedHosts } from './host-guard.js';
 
 export type { DuckDbStoreOptions } from '../store/duckdb.js';
 export type {
@@ -43,6 +44,12 @@ export interface DashboardOptions {
   retention?: string;
   /** Bearer token for ingest, API and /metrics. Default: $LOOPGUARD_TOKEN. */
   token?: string;
+  /**
+   * Host names (any port) the server answers to besides localhost, 127.0.0.1, [::1] and `host`;
+   * `*` for any. Default: $LOOPGUARD_ALLOWED_HOSTS (comma-separated). The Host check is on when
+   * `host` is a loopback address or this list is given.
+   */
+  allowedHosts?: string[];
   /** Directory of the built UI. */
   uiDir?: string;
   /** Ingest requests in flight before 429. */
@@ -82,11 +89,19 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
     throw new Error(`invalid retention "${options.retention}" (e.g. 7d, 24h)`);
   }
   const { store, owned } = await openStore(options);
-  const appOptions: AppOptions = { store, uiDir: options.uiDir, maxInFlight: options.maxInFlight };
+  const host = options.host ?? '127.0.0.1';
+  const appOptions: AppOptions = {
+    store,
+    uiDir: options.uiDir,
+    maxInFlight: options.maxInFlight,
+    allowedHosts: resolveAllowedHosts(
+      host,
+      options.allowedHosts ?? parseHostList(process.env.LOOPGUARD_ALLOWED_HOSTS),
+    ),
+  };
   const token = options.token ?? process.env.LOOPGUARD_TOKEN;
   if (token) appOptions.token = token;
   const app = createApp(appOptions);
-  const host = options.host ?? '127.0.0.1';
   let server: ServerType;
   const port = await new Promise<number>((resolve, reject) => {
     server = serve({ fetch: app.fetch, port: options.port ?? 4318, hostname: host }, (info) =>
@@ -126,7 +141,10 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   };
 }
 
-/** Parses `loopguard dashboard` flags: --port --host --db --retention --token --store. */
+/**
+ * Parses `loopguard dashboard` flags: --port --host --allowed-host (repeatable, or
+ * comma-separated) --db --retention --token --store.
+ */
 export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
   const out: DashboardOptions = {};
   for (let i = 0; i < argv.length; i++) {
@@ -148,6 +166,9 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
       }
       case '--host':
         out.host = value();
+        break;
+      case '--allowed-host':
+        out.allowedHosts = [...(out.allowedHosts ?? []), ...parseHostList(value())];
         break;
       case '--db':
         out.db = value();
