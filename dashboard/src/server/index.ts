@@ -1,9 +1,9 @@
 import { type ServerType, serve } from '@hono/node-server';
 import { DEFAULT_DB_PATH, type DuckDbStoreOptions, openDuckDbStore } from '../store/duckdb.js';
 import type { Store } from '../store/types.js';
-import { parseDuration } from './api-params.js';
 import { type AppOptions, createApp } from './app.js';
 import { parseHostList, resolveAllowedHosts } from './host-guard.js';
+import { parseRetention } from './retention.js';
 
 export type { DuckDbStoreOptions } from '../store/duckdb.js';
 export type {
@@ -40,7 +40,7 @@ export interface DashboardOptions {
   storeUrl?: string;
   /** Opens the store for a non-DuckDB `storeUrl` (instead of the built-in ClickHouse store). */
   createStore?: (url: string) => Promise<Store>;
-  /** Keep spans this long, e.g. `7d`; pruned every minute. Default: keep everything. */
+  /** Keep spans this long, e.g. `7d` (a unit is required; at least `1m`); pruned every minute. Default: keep everything. */
   retention?: string;
   /** Bearer token for ingest, API and /metrics. Default: $LOOPGUARD_TOKEN. */
   token?: string;
@@ -84,10 +84,8 @@ async function openStore(o: DashboardOptions): Promise<{ store: Store; owned: bo
 
 /** Opens the store and serves the dashboard on host:port. */
 export async function startDashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
-  const retentionMs = options.retention ? parseDuration(options.retention) : undefined;
-  if (options.retention && retentionMs === undefined) {
-    throw new Error(`invalid retention "${options.retention}" (e.g. 7d, 24h)`);
-  }
+  const retentionMs =
+    options.retention === undefined ? undefined : parseRetention(options.retention, 'retention');
   const { store, owned } = await openStore(options);
   const host = options.host ?? '127.0.0.1';
   const appOptions: AppOptions = {
@@ -175,8 +173,7 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
         break;
       case '--retention': {
         const v = value();
-        if (parseDuration(v) === undefined)
-          throw new Error(`--retention must look like 7d or 24h, got "${v}"`);
+        parseRetention(v);
         out.retention = v;
         break;
       }
