@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { type CounterDeltas, computeDeltas } from './counter-deltas.js';
+import { uniqueSpans, unstoredSpans } from './duckdb-dedup.js';
 import { insertFromStageSql, rollupUpsertSql, sessionRollupUpsertSql } from './duckdb-schema.js';
 import { stageLine } from './stage.js';
 import type { SpanRecord } from './types.js';
@@ -130,11 +131,19 @@ export class GroupWriter {
     }
   }
 
-  private async commit(spans: SpanRecord[]): Promise<void> {
+  /**
+   * Commits the spans not stored yet (an exporter re-sends a request that timed out after it
+   * committed). The batch is staged before it waits for the writer; the check runs on the
+   * writer, after every earlier commit, and restages the batch when it found duplicates.
+   */
+  private async commit(all: SpanRecord[]): Promise<void> {
     const files: string[] = [];
     try {
-      const statements = this.stage(spans, files);
+      const spans = uniqueSpans(all);
+      const staged = this.stage(spans, files);
       await this.options.writer.run(async (c) => {
+        const fresh = await unstoredSpans(c, spans);
+        const statements = fresh === spans ? staged : this.stage(fresh, files);
         try {
           await c.run(`BEGIN TRANSACTION;\n${statements.join(';\n')};\nCOMMIT`);
         } catch (error) {
