@@ -59,7 +59,10 @@ describe('Host and Origin checks (DNS rebinding)', () => {
     };
     const api = await send(port, '/api/facets?range=7d', attacker);
     expect(api.status).toBe(403);
-    expect(JSON.parse(api.text).error).toMatch(/Host "attacker.example:\d+" is not allowed/);
+    expect(JSON.parse(api.text).error).toBe(
+      `Host "attacker.example:${port}" is not allowed: this dashboard answers to localhost, ` +
+        '127.0.0.1, [::1] (any port); add a name with --allowed-host or LOOPGUARD_ALLOWED_HOSTS',
+    );
     expect((await send(port, '/v1/traces', attacker, OTLP)).status).toBe(403);
     expect((await send(port, '/metrics', { host: attacker.host })).status).toBe(403);
     expect((await send(port, '/', { host: attacker.host })).status).toBe(403);

@@ -56,7 +56,7 @@ export function parseHostList(text: string | undefined): string[] {
 export function hostGuard(allowed: readonly string[] = []): MiddlewareHandler {
   if (allowed.includes('*')) return async (_c, next) => next();
   const names = new Set(allowed.map(normalizeName).filter((h) => h !== undefined));
-  const accepted = [...LOOPBACK_NAMES, ...names].join(', ');
+  const accepted = [...new Set<string>([...LOOPBACK_NAMES, ...names])].join(', ');
   return async (c, next) => {
     const host = c.req.header('host') ?? new URL(c.req.url).host;
     const name = hostnameOf(host)?.hostname.replace(/\.$/, '');
