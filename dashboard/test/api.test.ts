@@ -132,6 +132,7 @@ describe('JSON API', () => {
     ['/api/summary?from=abc', /from must be epoch milliseconds/],
     ['/api/summary?from=10&to=5', /must be before to/],
     ['/api/summary?range=3w', /range must look like/],
+    ['/api/summary?range=7', /range must look like/],
     ['/api/summary?range=1h&from=5', /either range or from/],
     ['/api/hotspots?action=explode', /action must be one of allow, nudge, warn, block, halt/],
     ['/api/hotspots?limit=0', /limit must be an integer from 1 to 500/],
@@ -142,6 +143,7 @@ describe('JSON API', () => {
     ['/api/sessions?order=up', /order must be asc or desc/],
     ['/api/series?range=7d&bucket=1s', /more than 2000 points/],
     ['/api/series?bucket=soon', /bucket must be a duration/],
+    ['/api/series?range=1h&bucket=60000', /bucket must be a duration/],
     ['/api/traces/xyz', /traceId must be 32 hex digits/],
     [`/api/hotspots?search=${'x'.repeat(1100)}`, /longer than 1024/],
   ])('400 for %s', async (path, message) => {

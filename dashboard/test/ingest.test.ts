@@ -133,10 +133,32 @@ describe('POST /v1/traces', () => {
 
   it('accepts gzip for both encodings', async () => {
     const spans = await sdkSpans(2, { service: 'gzip-agent' });
+    const others = await sdkSpans(2, { service: 'gzip-agent' });
     const a = await post(gzipSync(toProtobuf(spans)), { ...PROTO, 'content-encoding': 'gzip' });
-    const b = await post(gzipSync(toJson(spans)), { ...JSON_CT, 'content-encoding': 'gzip' });
+    const b = await post(gzipSync(toJson(others)), { ...JSON_CT, 'content-encoding': 'gzip' });
     expect([a.status, b.status]).toEqual([200, 200]);
     expect((await hotspot('gzip-agent')).rows[0]!.calls).toBe(4);
+  });
+
+  it('stores a re-sent request once (an exporter retries a request that did commit)', async () => {
+    const spans = await sdkSpans(3, { service: 'resend-agent' });
+    const metric = async () =>
+      (await (await lg.app.request('/metrics')).text())
+        .split('\n')
+        .filter((l) => l.startsWith('loopguard_tool_calls_total{service="resend-agent"'));
+    expect((await post(toProtobuf(spans), PROTO)).status).toBe(200);
+    const once = { hotspots: await hotspot('resend-agent'), metrics: await metric() };
+    const ingested = (await lg.store.counters()).ingestedSpans;
+    expect((await post(toProtobuf(spans), PROTO)).status).toBe(200);
+    expect((await post(toJson(spans), JSON_CT)).status).toBe(200);
+    expect(await hotspot('resend-agent')).toEqual(once.hotspots);
+    expect(once.hotspots.rows[0]!.calls).toBe(3);
+    expect(await metric()).toEqual(once.metrics);
+    expect((await lg.store.counters()).ingestedSpans).toBe(ingested);
+    const summary = await (await lg.app.request(`/api/summary?${all}&service=resend-agent`)).json();
+    expect(summary).toMatchObject({ spans: 4, calls: 3 });
+    const traceId = spans[0]!.spanContext().traceId;
+    expect(await (await lg.app.request(`/api/traces/${traceId}`)).json()).toHaveLength(4);
   });
 
   it('rejects spans with ids of the wrong length as a partial success', async () => {

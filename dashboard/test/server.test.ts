@@ -17,6 +17,7 @@ import { parseDashboardArgs, startDashboard } from '../src/server/index.js';
 import { openDuckDbStore } from '../src/store/duckdb.js';
 import type { Page } from '../src/store/types.js';
 import { sdkSpans, toProtobuf } from './otlp-helpers.js';
+import { makeToolSpan } from './span-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-server-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -178,8 +179,30 @@ describe('dashboard server end to end', () => {
       await running.close();
     }
     await expect(startDashboard({ port: 0, db, retention: 'forever' })).rejects.toThrow(
-      /invalid retention/,
+      /retention must look like 7d or 24h/,
     );
+  });
+
+  it('refuses a retention without a unit instead of pruning everything', async () => {
+    const db = join(dir, 'bare-retention.duckdb');
+    const first = await startDashboard({ port: 0, db });
+    await first.store.insert([makeToolSpan({ timeMs: Date.now() - 60_000 })]);
+    await first.close();
+    for (const retention of ['7', '30s']) {
+      expect(() => parseDashboardArgs(['--retention', retention])).toThrow(/--retention/);
+      await expect(startDashboard({ port: 0, db, retention })).rejects.toThrow(/retention/);
+    }
+    const second = await startDashboard({
+      port: 0,
+      db,
+      ...parseDashboardArgs(['--retention', '7d']),
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await second.store.summary({ from: 0, to: Date.now() })).spans).toBe(1);
+    } finally {
+      await second.close();
+    }
   });
 
   it('refuses store URLs it cannot open and uses a createStore hook', async () => {
@@ -231,7 +254,11 @@ describe('parseDashboardArgs', () => {
   it.each([
     [['--port', 'abc'], /--port must be 0-65535/],
     [['--port', '70000'], /--port must be/],
-    [['--retention', 'soon'], /--retention must look like/],
+    [['--retention', 'soon'], /--retention must look like 7d or 24h \(a number with a unit/],
+    [['--retention', '7'], /--retention "7" has no unit: write 7d, 7h, 7m or 7s/],
+    [['--retention=90'], /--retention "90" has no unit/],
+    [['--retention', '30s'], /--retention 30s is under the minimum of 1m/],
+    [['--retention', '500ms'], /--retention must look like/],
     [['--db'], /--db needs a value/],
     [['--verbose'], /unknown dashboard option "--verbose"/],
   ])('refuses %j', (argv, message) => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QueryFilter, Store } from '../src/store/types.js';
 import { hexId, makeLoop, makePlainSpan, makeToolSpan } from './span-fixtures.js';
+import { describePagingConformance } from './store-paging-conformance.js';
 
 export { hexId, makeLoop, makePlainSpan, makeToolSpan } from './span-fixtures.js';
 
@@ -519,4 +520,5 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       await expect(store.insert([makeToolSpan()])).rejects.toThrow();
     });
   });
+  describePagingConformance(name, makeStore);
 }

@@ -33,6 +33,39 @@ describe('duckdb file store', () => {
     await second.close();
   });
 
+  it('stores each (TraceId, SpanId) once: re-sent, repeated in a batch, or sent concurrently', async () => {
+    const store = await openDuckDbStore({ path: join(dir, 'dedup.duckdb') });
+    try {
+      const spans = Array.from({ length: 5 }, (_, i) =>
+        makeToolSpan({ timeMs: T0 + i, action: i === 4 ? 'block' : 'allow', scope: 's' }),
+      );
+      await store.insert(spans);
+      await store.insert([...spans, spans[0]!]);
+      await Promise.all([store.insert(spans.slice(0, 2)), store.insert(spans.slice(1, 3))]);
+      const fresh = makeToolSpan({ timeMs: T0 + 10, scope: 's' });
+      await store.insert([fresh, fresh, spans[3]!]);
+      const range = { from: T0, to: T0 + 3_600_000 };
+      expect((await store.summary(range)).calls).toBe(6);
+      expect((await store.hotspots(range)).rows[0]).toMatchObject({ calls: 6, blocks: 1 });
+      expect((await store.sessions(range)).rows[0]).toMatchObject({ calls: 6, halted: true });
+      expect(await store.trace(spans[0]!.traceId)).toHaveLength(1);
+      const c = await store.counters();
+      expect(c.ingestedSpans).toBe(6);
+      expect(c.toolCalls).toEqual(
+        expect.arrayContaining([
+          { service: 'agent-a', tool: 'grep', action: 'allow', value: 5 },
+          { service: 'agent-a', tool: 'grep', action: 'block', value: 1 },
+        ]),
+      );
+      // the rollups (ranges of two hours or more) count each span once too
+      const wide = { from: T0 - 3_600_000, to: T0 + 7_200_000 };
+      expect((await store.hotspots(wide)).rows[0]).toMatchObject({ calls: 6 });
+      expect((await store.sessions(wide)).rows[0]).toMatchObject({ calls: 6 });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('stages beside the database file and clears what a crashed run left there', async () => {
     const path = join(dir, 'staged.duckdb');
     const stage = `${path}.stage`;

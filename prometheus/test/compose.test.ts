@@ -134,6 +134,9 @@ describe('docker-compose stack', () => {
       'prometheus/prometheus.yml',
     );
     expect(prom.scrape_configs[0]?.static_configs[0]?.targets).toEqual(['dashboard:4319']);
+    // the dashboard binds 0.0.0.0 in its container: the allowed hosts keep its Host check on and
+    // must name the host the collector and prometheus reach it by
+    expect(s.dashboard?.environment?.LOOPGUARD_ALLOWED_HOSTS).toMatch(/:-dashboard\}$/);
     const ds = await readYaml<{
       datasources: { uid: string; url?: string; jsonData?: { host?: string } }[];
     }>('grafana/provisioning/datasources/loopguard.yml');

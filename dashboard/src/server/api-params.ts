@@ -6,13 +6,14 @@ type Query = Record<string, string | undefined>;
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** Milliseconds of a duration such as `15m`, `24h`, `7d` (or plain ms); undefined when invalid. */
+/**
+ * Milliseconds of a duration such as `30s`, `15m`, `24h`, `7d`; undefined when invalid. The unit
+ * is required: a bare number is ambiguous (`7` meant 7 ms and pruned everything as retention).
+ */
 export function parseDuration(text: string): number | undefined {
-  const m = /^(\d{1,9})(ms|s|m|h|d)?$/.exec(text.trim());
+  const m = /^(\d{1,9})(s|m|h|d)$/.exec(text.trim());
   if (!m) return undefined;
-  const n = Number(m[1]);
-  const unit = m[2] ?? 'ms';
-  const ms = unit === 'ms' ? n : n * UNITS[unit]!;
+  const ms = Number(m[1]) * UNITS[m[2]!]!;
   return ms > 0 ? ms : undefined;
 }
 

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Store } from '../store/types.js';
 import { apiRoutes } from './api.js';
 import { HttpError } from './errors.js';
+import { hostGuard, originGuard } from './host-guard.js';
 import { ingestRoutes, otlpErrorResponse } from './ingest.js';
 import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from './metrics.js';
 import { bearerAuth, ingestLimiter, securityHeaders } from './middleware.js';
@@ -18,6 +19,11 @@ export interface AppOptions {
   maxInFlight?: number;
   /** Largest body after decompression. Default 64 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Host names (any port) accepted besides localhost, 127.0.0.1 and [::1]; `'*'` accepts any Host.
+   * Default: loopback names only (a DNS-rebinding page sends its own name as Host).
+   */
+  allowedHosts?: readonly string[];
   /** Reports unexpected (500) errors and failed inserts (503); default console.error. */
   onInternalError?: (error: unknown) => void;
 }
@@ -29,11 +35,12 @@ export function createApp(options: AppOptions): Hono {
   const auth = bearerAuth(options.token);
   const report =
     options.onInternalError ?? ((e: unknown) => console.error('loopguard dashboard:', e));
-  app.use('*', securityHeaders());
+  const sameOrigin = originGuard();
+  app.use('*', securityHeaders(), hostGuard(options.allowedHosts));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.use('/v1/*', auth, ingestLimiter({ max: options.maxInFlight ?? 32 }));
-  app.use('/api/*', auth);
-  app.use('/metrics', auth);
+  app.use('/v1/*', sameOrigin, auth, ingestLimiter({ max: options.maxInFlight ?? 32 }));
+  app.use('/api/*', sameOrigin, auth);
+  app.use('/metrics', sameOrigin, auth);
   app.route('/', ingestRoutes(store, { maxBodyBytes: options.maxBodyBytes, onStoreError: report }));
   app.route('/api', apiRoutes(store));
   app.get('/metrics', async (c) =>

@@ -1,8 +1,9 @@
 import { type ServerType, serve } from '@hono/node-server';
 import { DEFAULT_DB_PATH, type DuckDbStoreOptions, openDuckDbStore } from '../store/duckdb.js';
 import type { Store } from '../store/types.js';
-import { parseDuration } from './api-params.js';
 import { type AppOptions, createApp } from './app.js';
+import { parseHostList, resolveAllowedHosts } from './host-guard.js';
+import { parseRetention } from './retention.js';
 
 export type { DuckDbStoreOptions } from '../store/duckdb.js';
 export type {
@@ -39,10 +40,16 @@ export interface DashboardOptions {
   storeUrl?: string;
   /** Opens the store for a non-DuckDB `storeUrl` (instead of the built-in ClickHouse store). */
   createStore?: (url: string) => Promise<Store>;
-  /** Keep spans this long, e.g. `7d`; pruned every minute. Default: keep everything. */
+  /** Keep spans this long, e.g. `7d` (a unit is required; at least `1m`); pruned every minute. Default: keep everything. */
   retention?: string;
   /** Bearer token for ingest, API and /metrics. Default: $LOOPGUARD_TOKEN. */
   token?: string;
+  /**
+   * Host names (any port) the server answers to besides localhost, 127.0.0.1, [::1] and `host`;
+   * `*` for any. Default: $LOOPGUARD_ALLOWED_HOSTS (comma-separated). The Host check is on when
+   * `host` is a loopback address or this list is given.
+   */
+  allowedHosts?: string[];
   /** Directory of the built UI. */
   uiDir?: string;
   /** Ingest requests in flight before 429. */
@@ -77,16 +84,22 @@ async function openStore(o: DashboardOptions): Promise<{ store: Store; owned: bo
 
 /** Opens the store and serves the dashboard on host:port. */
 export async function startDashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
-  const retentionMs = options.retention ? parseDuration(options.retention) : undefined;
-  if (options.retention && retentionMs === undefined) {
-    throw new Error(`invalid retention "${options.retention}" (e.g. 7d, 24h)`);
-  }
+  const retentionMs =
+    options.retention === undefined ? undefined : parseRetention(options.retention, 'retention');
   const { store, owned } = await openStore(options);
-  const appOptions: AppOptions = { store, uiDir: options.uiDir, maxInFlight: options.maxInFlight };
+  const host = options.host ?? '127.0.0.1';
+  const appOptions: AppOptions = {
+    store,
+    uiDir: options.uiDir,
+    maxInFlight: options.maxInFlight,
+    allowedHosts: resolveAllowedHosts(
+      host,
+      options.allowedHosts ?? parseHostList(process.env.LOOPGUARD_ALLOWED_HOSTS),
+    ),
+  };
   const token = options.token ?? process.env.LOOPGUARD_TOKEN;
   if (token) appOptions.token = token;
   const app = createApp(appOptions);
-  const host = options.host ?? '127.0.0.1';
   let server: ServerType;
   const port = await new Promise<number>((resolve, reject) => {
     server = serve({ fetch: app.fetch, port: options.port ?? 4318, hostname: host }, (info) =>
@@ -126,7 +139,10 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   };
 }
 
-/** Parses `loopguard dashboard` flags: --port --host --db --retention --token --store. */
+/**
+ * Parses `loopguard dashboard` flags: --port --host --allowed-host (repeatable, or
+ * comma-separated) --db --retention --token --store.
+ */
 export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
   const out: DashboardOptions = {};
   for (let i = 0; i < argv.length; i++) {
@@ -149,13 +165,15 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
       case '--host':
         out.host = value();
         break;
+      case '--allowed-host':
+        out.allowedHosts = [...(out.allowedHosts ?? []), ...parseHostList(value())];
+        break;
       case '--db':
         out.db = value();
         break;
       case '--retention': {
         const v = value();
-        if (parseDuration(v) === undefined)
-          throw new Error(`--retention must look like 7d or 24h, got "${v}"`);
+        parseRetention(v);
         out.retention = v;
         break;
       }

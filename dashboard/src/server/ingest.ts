@@ -18,7 +18,15 @@ export function otlpEncoding(contentType: string | undefined): OtlpEncoding | un
   return undefined;
 }
 
-const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 413: 8, 415: 3, 429: 8, 503: 14 };
+const GRPC_CODE: Record<number, number> = {
+  400: 3,
+  401: 16,
+  403: 7,
+  413: 8,
+  415: 3,
+  429: 8,
+  503: 14,
+};
 
 /** An OTLP error response (google.rpc.Status) in the request's encoding. */
 export function otlpErrorResponse(

@@ -23,7 +23,7 @@ async function rawHotspots(
       count(*) OVER () AS total
     FROM otel_traces ${where} AND "Signature" <> ''
     GROUP BY 1, 2, 3
-    ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service
+    ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool
     LIMIT ${p.limit} OFFSET ${p.offset}`,
     params,
   );
@@ -102,7 +102,7 @@ export async function queryHotspots(
       sum(repeat_ns) / 1e9 AS "repeatSeconds", min(first_ms) AS "firstSeen", max(last_ms) AS "lastSeen",
       any_value(args) FILTER (args <> '') AS "sampleArgs", count(*) OVER () AS total
     FROM parts GROUP BY 1, 2, 3
-    ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service
+    ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool
     LIMIT ${p.limit} OFFSET ${p.offset}`,
     params,
   );

@@ -127,7 +127,7 @@ export async function querySession(
   const rows = await read(
     `SELECT "TraceId", "SpanId", "StartMs", "Duration", ${LIFTED_COLUMNS_SQL},
       to_json("SpanAttributes") AS attrs, ${EVENTS_JSON_SQL} AS events
-    FROM otel_traces ${clause} ORDER BY "Timestamp", "SpanId" LIMIT ${limit} OFFSET ${offset}`,
+    FROM otel_traces ${clause} ORDER BY "Timestamp", "SpanId", "TraceId" LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
   const calls = rows.map((r) =>

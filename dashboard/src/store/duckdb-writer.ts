@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { type CounterDeltas, computeDeltas } from './counter-deltas.js';
+import { uniqueSpans, unstoredSpans } from './duckdb-dedup.js';
 import {
   counterUpsertSql,
   haltedInsertSql,
@@ -143,11 +144,19 @@ export class GroupWriter {
     }
   }
 
-  private async commit(spans: SpanRecord[], rejected: ReadonlyMap<string, number>): Promise<void> {
+  /**
+   * Commits the spans not stored yet (an exporter re-sends a request that timed out after it
+   * committed). The batch is staged before it waits for the writer; the check runs on the
+   * writer, after every earlier commit, and restages the batch when it found duplicates.
+   */
+  private async commit(all: SpanRecord[], rejected: ReadonlyMap<string, number>): Promise<void> {
     const files: string[] = [];
     try {
-      const statements = this.stage(spans, rejected, files);
+      const spans = uniqueSpans(all);
+      const staged = this.stage(spans, rejected, files);
       await this.options.writer.run(async (c) => {
+        const fresh = await unstoredSpans(c, spans);
+        const statements = fresh === spans ? staged : this.stage(fresh, rejected, files);
         try {
           await c.run(`BEGIN TRANSACTION;\n${statements.join(';\n')};\nCOMMIT`);
         } catch (error) {

@@ -10,8 +10,9 @@ Usage:
   loopguard replay FILE.jsonl [--config F] [--json] [--all]
   loopguard replay --otlp FILE.json [--config F] [--json] [--all]
   loopguard config check [FILE]
-  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--db .loopguard/loopguard.duckdb]
-                      [--retention 7d] [--token T] [--store clickhouse://...]
+  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
+                      [--db .loopguard/loopguard.duckdb] [--retention 7d] [--token T]
+                      [--store clickhouse://...]
   loopguard demo [--port 4318] [--sessions N]
   loopguard --help | --version
 

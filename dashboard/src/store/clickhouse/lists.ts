@@ -20,7 +20,7 @@ const view = (target: string) => {
   return v;
 };
 
-const ORDER_TAIL = 'calls DESC, signature, service';
+const ORDER_TAIL = 'calls DESC, signature, service, tool';
 
 /** The SELECT of hotspots over raw spans, or over the minute rollup when it answers exactly. */
 export function hotspotsSql(

@@ -71,7 +71,7 @@ export async function querySession(
   const rows = await src.exec.query(
     `SELECT TraceId, SpanId, StartMs, Duration, ToolName, Signature, LoopAction, LoopAxis, Streak,
       LoopCount, NudgeLevel, Outcome, SpanAttributes, EventTimes, EventNames, EventAttributes
-    FROM ${src.derived} ${clause} ORDER BY Timestamp, SpanId LIMIT ${limit} OFFSET ${offset}`,
+    FROM ${src.derived} ${clause} ORDER BY Timestamp, SpanId, TraceId LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
   const calls = rows.map((r) =>
