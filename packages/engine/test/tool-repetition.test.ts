@@ -151,12 +151,12 @@ describe('tool repetition, the rest of the defaults', () => {
 
   it('warnings: false silences the warnings of a running engine, not its hard stop', () => {
     const quiet = engineWith({ guardrails: { warnings: false } });
-    expect(repeat(quiet, 7, 'terminal', { command: 'ls' }, { result: (i) => i })).not.toContain(
-      'warn',
-    );
+    expect(
+      repeat(quiet, 7, 'terminal', { command: 'ls' }, { result: (i: number) => i }),
+    ).not.toContain('warn');
     const stopping = engineWith({ guardrails: { warnings: false, hardStop: true } });
-    expect(repeat(stopping, 9, 'terminal', { command: 'ls' }, { result: (i) => i }).at(-1)).toBe(
-      'blocked',
-    );
+    expect(
+      repeat(stopping, 9, 'terminal', { command: 'ls' }, { result: (i: number) => i }).at(-1),
+    ).toBe('blocked');
   });
 });
