@@ -1,6 +1,7 @@
 import type {
   LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
   LanguageModelV3ToolResultOutput,
 } from '@ai-sdk/provider';
 import {
@@ -9,7 +10,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { jsonSchema, tool } from 'ai';
+import { jsonSchema, simulateReadableStream, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { type TestGuardOptions, testGuard } from './helpers/guard.js';
 
@@ -41,6 +42,40 @@ export function loopingModel(toolName: string, input: object, calls: number) {
         usage,
         warnings: [],
       };
+    },
+  });
+}
+
+/** `loopingModel` for `streamText`: each step is streamed (one tool call per step, then text). */
+export function loopingStreamModel(toolName: string, input: object, calls: number) {
+  let step = 0;
+  return new MockLanguageModelV3({
+    doStream: async () => {
+      step += 1;
+      const chunks: LanguageModelV3StreamPart[] =
+        step <= calls
+          ? [
+              { type: 'stream-start', warnings: [] },
+              {
+                type: 'tool-call',
+                toolCallId: `call-${step}`,
+                toolName,
+                input: JSON.stringify(input),
+              },
+              {
+                type: 'finish',
+                finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+                usage,
+              },
+            ]
+          : [
+              { type: 'stream-start', warnings: [] },
+              { type: 'text-start', id: 't' },
+              { type: 'text-delta', id: 't', delta: 'done' },
+              { type: 'text-end', id: 't' },
+              { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
+            ];
+      return { stream: simulateReadableStream({ chunks }) };
     },
   });
 }

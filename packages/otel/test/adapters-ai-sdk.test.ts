@@ -17,6 +17,7 @@ import {
   grepTool,
   guardWith,
   loopingModel,
+  loopingStreamModel,
   outputText,
   toolResultsSeen,
   toolSpans,
@@ -164,6 +165,63 @@ describe('guardAiSdkTools with generateText and a scripted model', () => {
     const seen = toolResultsSeen(model.doGenerateCalls);
     expect(outputText(seen.get('call-1'))).toBe('state=running');
     expect(outputText(seen.get('call-3'))).toMatch(/^state=running\n\n\[loopguard\]/);
+  });
+
+  it('under streamText too, the model reads the notice of a tool with its own toModelOutput', async () => {
+    // streamText asks toModelOutput twice per call: for the step's content and for the next prompt.
+    const guard = guardWith();
+    let asked = 0;
+    const statusTool = tool({
+      inputSchema: jsonSchema<{ id: string }>({
+        type: 'object',
+        properties: { id: { type: 'string' } },
+      }),
+      execute: async () => 'running',
+      toModelOutput: ({ output }) => {
+        asked += 1;
+        return { type: 'text', value: `state=${output}` };
+      },
+    });
+    const model = loopingStreamModel('deploy', { id: 'x' }, 3);
+    const result = streamText({
+      model,
+      prompt: 'deploy',
+      tools: guardAiSdkTools({ deploy: statusTool }, { guard, scope: 'stream-model-output' }),
+      stopWhen: stepCountIs(6),
+    });
+    expect(await result.text).toBe('done');
+    expect(asked).toBeGreaterThan(3);
+    const seen = toolResultsSeen(model.doStreamCalls);
+    expect(outputText(seen.get('call-1'))).toBe('state=running');
+    expect(outputText(seen.get('call-3'))).toMatch(/^state=running\n\n\[loopguard\]/);
+    // the step content and response messages say the same as the prompt
+    const steps = await result.steps;
+    const third = steps[2]?.response.messages
+      .flatMap((m) => (m.role === 'tool' ? m.content : []))
+      .find((p) => p.type === 'tool-result' && p.toolCallId === 'call-3');
+    expect(JSON.stringify(third)).toContain('[loopguard]');
+  });
+
+  it('a call id seen again starts without the notice of the earlier call', async () => {
+    const guard = guardWith();
+    const statusTool = tool({
+      inputSchema: jsonSchema<{ id: string }>({ type: 'object' }),
+      execute: async ({ id }) => `state of ${id}`,
+      toModelOutput: ({ output }) => ({ type: 'text', value: output }),
+    });
+    const guarded = guardAiSdkTools({ deploy: statusTool }, { guard, scope: 'reused-id' });
+    const execute = guarded.deploy.execute!;
+    const toModelOutput = guarded.deploy.toModelOutput!;
+    const options = { toolCallId: 'same', messages: [] };
+    for (let i = 0; i < 3; i++) await execute({ id: 'x' }, options);
+    const ask = (output: string) =>
+      toModelOutput({ toolCallId: 'same', input: { id: '' }, output });
+    const nudged = await ask('state of x');
+    expect(JSON.stringify(nudged)).toContain('[loopguard]');
+    // asked again, the same call id still reads the same notice
+    expect(await ask('state of x')).toEqual(nudged);
+    await execute({ id: 'y' }, options);
+    expect(await ask('state of y')).toEqual({ type: 'text', value: 'state of y' });
   });
 
   it('with hard stop on, halts the run: LoopHaltError ends generation via loopHalted()', async () => {

@@ -1,6 +1,14 @@
+import { diag } from '@opentelemetry/api';
 import type { ToolSet } from 'ai';
 import { replaceExport } from './ai-sdk-exports.js';
-import { type AiSdkGuardOptions, guardAiSdkTools } from './ai-sdk-tools.js';
+import {
+  type AiSdkGuardOptions,
+  bindRun,
+  currentRunScope,
+  guardAiSdkTools,
+  inRunScope,
+  newRunScope,
+} from './ai-sdk-tools.js';
 
 const PATCHED = Symbol.for('loopguard.ai-sdk.patched');
 const PATCHED_NAMES = ['generateText', 'streamText'] as const;
@@ -8,6 +16,7 @@ const AGENT_CLASSES = ['ToolLoopAgent', 'Experimental_Agent'] as const;
 type TextFn = (params: { tools?: ToolSet } & Record<string, unknown>) => unknown;
 type Settings = { tools?: ToolSet } & Record<string, unknown>;
 type AgentClass = new (settings: Settings) => object;
+type Method = (this: unknown, ...args: unknown[]) => unknown;
 
 function isMarked(value: unknown): boolean {
   return (
@@ -15,16 +24,100 @@ function isMarked(value: unknown): boolean {
   );
 }
 
+/** The call's tools guarded and bound to a run scope of their own (one per call). */
+function guardedForRun(tools: ToolSet, options: AiSdkGuardOptions, scope: string): ToolSet {
+  return bindRun(guardAiSdkTools(tools, options), scope);
+}
+
+/** The run each response message came from (messages a call returned, by identity). */
+const runOfMessage = new WeakMap<object, string>();
+
+function messagesOf(params: Settings): unknown[] {
+  if (Array.isArray(params.messages)) return params.messages;
+  return Array.isArray(params.prompt) ? params.prompt : [];
+}
+
+/**
+ * The run a call continues: the newest of its messages that an earlier patched call returned
+ * (`response.messages`, pushed onto the history by a loop that calls the SDK once per step).
+ */
+function continuedRun(params: Settings): string | undefined {
+  const messages = messagesOf(params);
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (typeof message !== 'object' || message === null) continue;
+    const scope = runOfMessage.get(message);
+    if (scope) return scope;
+  }
+  return undefined;
+}
+
+type StepFinish = (step: { response?: { messages?: unknown } }) => unknown;
+
+/** `onStepFinish` that also records the step's response messages as messages of run `scope`. */
+function rememberingSteps(own: unknown, scope: string): StepFinish {
+  return function (this: unknown, step) {
+    try {
+      const messages = step?.response?.messages;
+      if (Array.isArray(messages)) {
+        for (const message of messages) {
+          if (typeof message === 'object' && message !== null) runOfMessage.set(message, scope);
+        }
+      }
+    } catch (error) {
+      diag.debug('loopguard: AI SDK step messages not recorded', error);
+    }
+    return typeof own === 'function' ? (own as StepFinish).call(this, step) : undefined;
+  };
+}
+
 function guardedTextFn(original: TextFn, options: AiSdkGuardOptions): TextFn {
   const wrapper: TextFn = function (this: unknown, params) {
     const tools = params?.tools;
-    return original.call(
-      this,
-      tools ? { ...params, tools: guardAiSdkTools(tools, options) } : params,
-    );
+    if (!tools) return original.call(this, params);
+    let scope: string;
+    try {
+      scope = continuedRun(params) ?? newRunScope();
+    } catch (error) {
+      diag.debug('loopguard: AI SDK messages not read', error);
+      scope = newRunScope();
+    }
+    return original.call(this, {
+      ...params,
+      tools: guardedForRun(tools, options, scope),
+      onStepFinish: rememberingSteps(params.onStepFinish, scope),
+    });
   };
   Object.defineProperty(wrapper, PATCHED, { value: true });
   return wrapper;
+}
+
+function defineMethod(target: object, key: string, value: Method): void {
+  Object.defineProperty(target, key, { value, writable: true, configurable: true });
+}
+
+/**
+ * One run scope per `generate`/`stream` call of an agent: both run in a scope of their own, and
+ * the tools that `prepareCall` (ai 6) hands to `generateText`/`streamText` are bound to it.
+ * The methods the instance resolves (its class's own overrides included) are wrapped, not replaced.
+ */
+function scopeAgentRuns(agent: object, options: AiSdkGuardOptions): void {
+  const methods = agent as Record<string, unknown>;
+  for (const key of ['generate', 'stream']) {
+    const method = methods[key];
+    if (typeof method !== 'function') continue;
+    defineMethod(agent, key, function (this: unknown, ...args: unknown[]) {
+      return inRunScope(newRunScope(), () => (method as Method).apply(this, args));
+    });
+  }
+  const prepareCall = methods.prepareCall;
+  if (typeof prepareCall !== 'function') return;
+  defineMethod(agent, 'prepareCall', async function (this: unknown, ...args: unknown[]) {
+    const scope = currentRunScope() ?? newRunScope();
+    const prepared = (await (prepareCall as Method).apply(this, args)) as Settings | undefined;
+    if (!prepared?.tools) return prepared;
+    return { ...prepared, tools: guardedForRun(prepared.tools, options, scope) };
+  });
 }
 
 /** A constructor building the original agent class with guarded `tools` (same prototype). */
@@ -33,7 +126,13 @@ function guardedAgentClass(Original: AgentClass, options: AiSdkGuardOptions): Ag
     const guarded = settings?.tools
       ? { ...settings, tools: guardAiSdkTools(settings.tools, options) }
       : settings;
-    return Reflect.construct(Original, [guarded], new.target ?? GuardedAgent);
+    const agent = Reflect.construct(Original, [guarded], new.target ?? GuardedAgent);
+    try {
+      scopeAgentRuns(agent, options);
+    } catch (error) {
+      diag.warn('loopguard: AI SDK agent runs share the context scope', error);
+    }
+    return agent;
   }
   GuardedAgent.prototype = Original.prototype;
   Object.defineProperty(GuardedAgent, 'name', { value: Original.name });
@@ -53,7 +152,10 @@ function replacementFor(key: string, original: unknown, options: AiSdkGuardOptio
 /**
  * For `register`: replaces `generateText` and `streamText` on the AI SDK's module exports with
  * versions that guard the `tools` they are given, and `ToolLoopAgent` (alias `Experimental_Agent`)
- * with a constructor that guards its `tools`. Idempotent. Returns false when the exports
+ * with a constructor that guards its `tools`. Each call (and each agent `generate`/`stream`)
+ * counts in a scope of its own when no explicit scope, conversation id or active trace applies,
+ * already guarded tools (`guardAiSdkTools`) included; a call given response messages of an
+ * earlier call continues that call's scope. Idempotent. Returns false when the exports
  * cannot be changed in place (the SDK's CommonJS build defines them as fixed getters: use
  * `guardedAiSdkExports` there).
  */

@@ -1,16 +1,23 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import type { StopDecision } from '@loopguard/engine';
-import { diag } from '@opentelemetry/api';
+import { type Context, context, diag } from '@opentelemetry/api';
 import type { StopCondition, Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import { defaultResultAdapter } from '../default-adapter.js';
 import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
+import { resolveScope } from '../scope.js';
 import type { Guard, ResultAdapter } from '../types.js';
 
 /** Options of `guardAiSdkTools`. */
 export interface AiSdkGuardOptions {
   /** Default: `getGuard()` at call time. */
   guard?: Guard;
-  /** Fixed scope, or one computed per call (e.g. from `experimental_context`); default: from context. */
+  /**
+   * Fixed scope, or one computed per call (e.g. from `experimental_context`). Default: the context
+   * scope (`withScope`, active span); when there is none, one scope per `generateText` /
+   * `streamText` call or agent `generate` / `stream` call of the patched SDK (`register`).
+   */
   scope?: string | ((toolName: string, options: ToolExecutionOptions) => string | undefined);
 }
 
@@ -31,6 +38,8 @@ export class ToolCallBlockedError extends Error {
 }
 
 const GUARDED = Symbol.for('loopguard.ai-sdk.guarded');
+/** On a tool bound to a run: the guarded tool it delegates to. */
+const BOUND_FROM = Symbol('loopguard.ai-sdk.bound-from');
 const BLOCKED = Symbol('loopguard.ai-sdk.blocked');
 const NOTICE_FIELD = 'loopguard';
 const MAX_PENDING_NOTICES = 1000;
@@ -39,7 +48,7 @@ interface Blocked {
   [BLOCKED]: StopDecision;
 }
 
-type AnyTool = Tool & { [GUARDED]?: true };
+type AnyTool = Tool & { [GUARDED]?: true; [BOUND_FROM]?: AnyTool };
 type Execute = (input: unknown, options: ToolExecutionOptions) => unknown;
 type ToModelOutput = NonNullable<Tool['toModelOutput']>;
 type ModelOutput = Awaited<ReturnType<ToModelOutput>>;
@@ -62,12 +71,144 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   );
 }
 
-/** Streaming tools (async iterables) are drained: the model gets the last value, as the SDK does. */
+/**
+ * Drains an async iterable that could not be relayed (it arrived late, in a promise or through a
+ * guard that ran the tool asynchronously): the model gets the last value, as the SDK does.
+ */
 async function settle(value: unknown): Promise<unknown> {
   if (!isAsyncIterable(value)) return value;
   let last: unknown;
   for await (const item of value) last = item;
   return last;
+}
+
+/**
+ * The run a guarded tool is executed for. Set synchronously around `execute` by tools bound to a
+ * run (`bindRun`), and for the whole of an agent's `generate`/`stream` call; never propagated
+ * outside the process (unlike `withScope`, which also sets baggage).
+ */
+const runScopes = new AsyncLocalStorage<string>();
+
+/** A scope of its own for one `generateText`/`streamText` call or one agent run. */
+export function newRunScope(): string {
+  return `ai-sdk:${randomUUID()}`;
+}
+
+/** The run scope of the current `generate`/`stream` call of a patched agent, if any. */
+export function currentRunScope(): string | undefined {
+  return runScopes.getStore();
+}
+
+/** Runs `fn` as part of run `scope` (see `currentRunScope`). */
+export function inRunScope<T>(scope: string, fn: () => T): T {
+  return runScopes.run(scope, fn);
+}
+
+/**
+ * Copies of the guarded tools in `tools` whose calls count in run `scope` whenever no explicit
+ * scope, conversation id or active trace applies. Other tools are passed through unchanged.
+ */
+export function bindRun<TOOLS extends ToolSet>(tools: TOOLS, scope: string): TOOLS {
+  const out: Record<string, AnyTool> = {};
+  for (const [name, value] of Object.entries(tools)) {
+    const tool = value as AnyTool;
+    const base = tool?.[BOUND_FROM] ?? tool;
+    const execute = base?.execute as Execute | undefined;
+    if (!base?.[GUARDED] || typeof execute !== 'function') {
+      out[name] = tool;
+      continue;
+    }
+    const copy = {
+      ...base,
+      execute: (input: unknown, execOptions: ToolExecutionOptions) =>
+        runScopes.run(scope, () => execute.call(base, input, execOptions)),
+    } as AnyTool;
+    Object.defineProperty(copy, GUARDED, { value: true });
+    Object.defineProperty(copy, BOUND_FROM, { value: base });
+    out[name] = copy;
+  }
+  return out as TOOLS;
+}
+
+/** The scope to pass to the guard: the option's, else the run's when the context has none. */
+function scopeOf(
+  name: string,
+  options: AiSdkGuardOptions,
+  execOptions: ToolExecutionOptions,
+): string | undefined {
+  try {
+    const scope =
+      typeof options.scope === 'function' ? options.scope(name, execOptions) : options.scope;
+    if (scope) return scope;
+  } catch (error) {
+    diag.warn('loopguard: AI SDK scope callback failed; using the context scope', error);
+  }
+  const run = runScopes.getStore();
+  if (!run) return undefined;
+  try {
+    return resolveScope(undefined, context.active()).source === 'process' ? run : undefined;
+  } catch (error) {
+    diag.warn('loopguard: AI SDK scope could not be resolved; using the context scope', error);
+    return undefined;
+  }
+}
+
+function unblock(result: unknown): unknown {
+  if (isBlocked(result)) throw new ToolCallBlockedError(result[BLOCKED]);
+  return result;
+}
+
+/** A streaming tool's output, handed from the guard's `run` to the relay that re-yields it. */
+interface Stream {
+  iterator: AsyncIterator<unknown>;
+  /** The context the tool was started in (its `execute_tool` span). */
+  ctx: Context;
+  /** Settles the guard's `run`: the last value, or the error the tool threw. */
+  end(outcome: { value: unknown } | { error: unknown }): void;
+}
+
+/**
+ * Re-yields each value of a streaming tool as it comes (the SDK's preliminary results), then
+ * hands the last one to the guard (engine decision, span end) and yields the final value when the
+ * guard changed it (a notice); a blocked or halted call throws after the preliminary results.
+ */
+async function* relay(stream: Stream, traced: Promise<unknown>): AsyncGenerator<unknown> {
+  // Stopped early, the relay never reads `traced`: a halt must not become an unhandled rejection.
+  traced.catch(() => {});
+  let last: unknown;
+  let ended = false;
+  try {
+    for (;;) {
+      let step: IteratorResult<unknown>;
+      try {
+        step = await context.with(stream.ctx, () => stream.iterator.next());
+      } catch (error) {
+        ended = true;
+        stream.end({ error });
+        break;
+      }
+      if (step.done) {
+        ended = true;
+        stream.end({ value: last });
+        break;
+      }
+      last = step.value;
+      yield last;
+    }
+  } finally {
+    if (!ended) {
+      // The consumer stopped reading: close the tool's iterator, then end the call with what it
+      // produced so far.
+      try {
+        await context.with(stream.ctx, () => stream.iterator.return?.());
+        stream.end({ value: last });
+      } catch (error) {
+        stream.end({ error });
+      }
+    }
+  }
+  const final = unblock(await traced);
+  if (final !== last) yield final;
 }
 
 /**
@@ -88,11 +229,15 @@ const aiSdkResultAdapter: ResultAdapter<unknown> = {
   },
 };
 
-/** For tools with their own `toModelOutput`: keep the output, add the notice to what the model reads. */
+/**
+ * For tools with their own `toModelOutput`: keep the output, add the notice to what the model
+ * reads. Notices are kept per call id (the newest 1000) for every `toModelOutput` call of that id.
+ */
 function noticeOnlyAdapter(pending: Map<string, string>, callId: string): ResultAdapter<unknown> {
   return {
     blocked: aiSdkResultAdapter.blocked,
     appendNotice(result, notice) {
+      pending.delete(callId);
       if (pending.size >= MAX_PENDING_NOTICES) {
         const oldest = pending.keys().next().value;
         if (oldest !== undefined) pending.delete(oldest);
@@ -132,35 +277,56 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
   const ownToModelOutput = original.toModelOutput as ToModelOutput | undefined;
   const pending = new Map<string, string>();
 
-  const guardedExecute = async (input: unknown, execOptions: ToolExecutionOptions) => {
+  const guardedExecute = (input: unknown, execOptions: ToolExecutionOptions): unknown => {
     const guard = options.guard ?? getGuard();
-    let scope: string | undefined;
-    try {
-      scope =
-        typeof options.scope === 'function' ? options.scope(name, execOptions) : options.scope;
-    } catch (error) {
-      diag.warn('loopguard: AI SDK scope callback failed; using the context scope', error);
-    }
+    const scope = scopeOf(name, options, execOptions);
     const callId = execOptions?.toolCallId;
-    const adapter =
-      ownToModelOutput && callId ? noticeOnlyAdapter(pending, callId) : aiSdkResultAdapter;
-    const result = await guard.traceToolCall(
-      { tool: name, args: input, callId, scope, toolType: 'function' },
-      async () => settle(await execute.call(original, input, execOptions)),
-      adapter,
-    );
-    if (isBlocked(result)) throw new ToolCallBlockedError(result[BLOCKED]);
-    return result;
+    const noticeOnly = ownToModelOutput !== undefined && callId !== undefined;
+    // A call id seen again (a retried step) starts without the earlier call's notice.
+    if (noticeOnly) pending.delete(callId);
+    const adapter = noticeOnly ? noticeOnlyAdapter(pending, callId) : aiSdkResultAdapter;
+    let stream: Stream | undefined;
+    let starting = true;
+    const run = (): Promise<unknown> => {
+      const output = execute.call(original, input, execOptions);
+      // The SDK emits preliminary results only when `execute` itself returns an async iterable,
+      // so one the guard started synchronously is relayed by what `guardedExecute` returns.
+      if (starting && isAsyncIterable(output)) {
+        return new Promise((resolve, reject) => {
+          stream = {
+            iterator: output[Symbol.asyncIterator](),
+            ctx: context.active(),
+            end: (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome.value)),
+          };
+        });
+      }
+      return Promise.resolve(output).then(settle);
+    };
+    let traced: Promise<unknown>;
+    try {
+      traced = guard.traceToolCall(
+        { tool: name, args: input, callId, scope, toolType: 'function' },
+        run,
+        adapter,
+      );
+    } catch (error) {
+      // Only a custom guard throws here; the SDK reads a rejection as the tool's error either way.
+      traced = Promise.reject(error);
+    } finally {
+      starting = false;
+    }
+    // Narrowed to never by TypeScript: `run` assigns it through a closure.
+    const started = stream as Stream | undefined;
+    return started ? relay(started, traced) : traced.then(unblock);
   };
 
   const copy: AnyTool = { ...original, execute: guardedExecute } as AnyTool;
   if (ownToModelOutput) {
     copy.toModelOutput = async (args: Parameters<ToModelOutput>[0]) => {
       const output = await ownToModelOutput.call(original, args);
+      // Kept, not taken: streamText asks once for the step and again for the next prompt.
       const notice = pending.get(args.toolCallId);
-      if (notice === undefined) return output;
-      pending.delete(args.toolCallId);
-      return withNotice(output, notice);
+      return notice === undefined ? output : withNotice(output, notice);
     };
   }
   Object.defineProperty(copy, GUARDED, { value: true });
@@ -173,7 +339,14 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
  * Nudges and warnings are added to the result the model reads (strings: appended text; plain
  * objects: a `loopguard` field; tools with `toModelOutput`: appended to its output). A blocked
  * call throws `ToolCallBlockedError`, which the SDK feeds back to the model as an error result.
+ * Streaming tools (`execute` returning an async iterable) keep their preliminary results; the
+ * decision is made on the last value, and the span covers the whole stream.
  * Tools without `execute` and already guarded tools are passed through; the input is not changed.
+ *
+ * Scope: `options.scope`, else the context (`withScope`, active span). Tools passed to the
+ * patched `generateText`/`streamText` or a patched agent (`register`) fall back to one scope per
+ * call; called from an unpatched SDK, a guarded tool cannot see where a run starts and falls back
+ * to `"process"`: use `withScope` or `scope` to keep concurrent runs apart.
  */
 export function guardAiSdkTools<TOOLS extends ToolSet>(
   tools: TOOLS,
