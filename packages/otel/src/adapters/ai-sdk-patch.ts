@@ -1,14 +1,8 @@
 import { diag } from '@opentelemetry/api';
 import type { ToolSet } from 'ai';
 import { replaceExport } from './ai-sdk-exports.js';
-import {
-  type AiSdkGuardOptions,
-  bindRun,
-  currentRunScope,
-  guardAiSdkTools,
-  inRunScope,
-  newRunScope,
-} from './ai-sdk-tools.js';
+import { currentRunScope, inRunScope, newRunScope } from './ai-sdk-runs.js';
+import { type AiSdkGuardOptions, bindRun, guardAiSdkTools } from './ai-sdk-tools.js';
 
 const PATCHED = Symbol.for('loopguard.ai-sdk.patched');
 const PATCHED_NAMES = ['generateText', 'streamText'] as const;

@@ -1,13 +1,13 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomUUID } from 'node:crypto';
 import type { StopDecision } from '@loopguard/engine';
-import { type Context, context, diag } from '@opentelemetry/api';
+import { context, diag } from '@opentelemetry/api';
 import type { StopCondition, Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import { defaultResultAdapter } from '../default-adapter.js';
 import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
 import type { Guard, ResultAdapter } from '../types.js';
+import { currentRunScope, inRunScope } from './ai-sdk-runs.js';
+import { isAsyncIterable, relay, type Stream, settle } from './ai-sdk-stream.js';
 
 /** Options of `guardAiSdkTools`. */
 export interface AiSdkGuardOptions {
@@ -63,47 +63,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function'
-  );
-}
-
-/**
- * Drains an async iterable that could not be relayed (it arrived late, in a promise or through a
- * guard that ran the tool asynchronously): the model gets the last value, as the SDK does.
- */
-async function settle(value: unknown): Promise<unknown> {
-  if (!isAsyncIterable(value)) return value;
-  let last: unknown;
-  for await (const item of value) last = item;
-  return last;
-}
-
-/**
- * The run a guarded tool is executed for. Set synchronously around `execute` by tools bound to a
- * run (`bindRun`), and for the whole of an agent's `generate`/`stream` call; never propagated
- * outside the process (unlike `withScope`, which also sets baggage).
- */
-const runScopes = new AsyncLocalStorage<string>();
-
-/** A scope of its own for one `generateText`/`streamText` call or one agent run. */
-export function newRunScope(): string {
-  return `ai-sdk:${randomUUID()}`;
-}
-
-/** The run scope of the current `generate`/`stream` call of a patched agent, if any. */
-export function currentRunScope(): string | undefined {
-  return runScopes.getStore();
-}
-
-/** Runs `fn` as part of run `scope` (see `currentRunScope`). */
-export function inRunScope<T>(scope: string, fn: () => T): T {
-  return runScopes.run(scope, fn);
-}
-
 /**
  * Copies of the guarded tools in `tools` whose calls count in run `scope` whenever no explicit
  * scope, conversation id or active trace applies. Other tools are passed through unchanged.
@@ -121,7 +80,7 @@ export function bindRun<TOOLS extends ToolSet>(tools: TOOLS, scope: string): TOO
     const copy = {
       ...base,
       execute: (input: unknown, execOptions: ToolExecutionOptions) =>
-        runScopes.run(scope, () => execute.call(base, input, execOptions)),
+        inRunScope(scope, () => execute.call(base, input, execOptions)),
     } as AnyTool;
     Object.defineProperty(copy, GUARDED, { value: true });
     Object.defineProperty(copy, BOUND_FROM, { value: base });
@@ -143,7 +102,7 @@ function scopeOf(
   } catch (error) {
     diag.warn('loopguard: AI SDK scope callback failed; using the context scope', error);
   }
-  const run = runScopes.getStore();
+  const run = currentRunScope();
   if (!run) return undefined;
   try {
     return resolveScope(undefined, context.active()).source === 'process' ? run : undefined;
@@ -156,59 +115,6 @@ function scopeOf(
 function unblock(result: unknown): unknown {
   if (isBlocked(result)) throw new ToolCallBlockedError(result[BLOCKED]);
   return result;
-}
-
-/** A streaming tool's output, handed from the guard's `run` to the relay that re-yields it. */
-interface Stream {
-  iterator: AsyncIterator<unknown>;
-  /** The context the tool was started in (its `execute_tool` span). */
-  ctx: Context;
-  /** Settles the guard's `run`: the last value, or the error the tool threw. */
-  end(outcome: { value: unknown } | { error: unknown }): void;
-}
-
-/**
- * Re-yields each value of a streaming tool as it comes (the SDK's preliminary results), then
- * hands the last one to the guard (engine decision, span end) and yields the final value when the
- * guard changed it (a notice); a blocked or halted call throws after the preliminary results.
- */
-async function* relay(stream: Stream, traced: Promise<unknown>): AsyncGenerator<unknown> {
-  // Stopped early, the relay never reads `traced`: a halt must not become an unhandled rejection.
-  traced.catch(() => {});
-  let last: unknown;
-  let ended = false;
-  try {
-    for (;;) {
-      let step: IteratorResult<unknown>;
-      try {
-        step = await context.with(stream.ctx, () => stream.iterator.next());
-      } catch (error) {
-        ended = true;
-        stream.end({ error });
-        break;
-      }
-      if (step.done) {
-        ended = true;
-        stream.end({ value: last });
-        break;
-      }
-      last = step.value;
-      yield last;
-    }
-  } finally {
-    if (!ended) {
-      // The consumer stopped reading: close the tool's iterator, then end the call with what it
-      // produced so far.
-      try {
-        await context.with(stream.ctx, () => stream.iterator.return?.());
-        stream.end({ value: last });
-      } catch (error) {
-        stream.end({ error });
-      }
-    }
-  }
-  const final = unblock(await traced);
-  if (final !== last) yield final;
 }
 
 /**
@@ -317,7 +223,7 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
     }
     // Narrowed to never by TypeScript: `run` assigns it through a closure.
     const started = stream as Stream | undefined;
-    return started ? relay(started, traced) : traced.then(unblock);
+    return started ? relay(started, traced, unblock) : traced.then(unblock);
   };
 
   const copy: AnyTool = { ...original, execute: guardedExecute } as AnyTool;
