@@ -259,7 +259,9 @@ function takePending(
         : call.signature !== signature
     )
       continue;
-    if (i === 0) pending.shift();
+    // emptied by length (not shift), an idle scope keeps no spare array storage
+    if (pending.length === 1) pending.length = 0;
+    else if (i === 0) pending.shift();
     else pending.splice(i, 1);
     return call;
   }
