@@ -8,15 +8,14 @@ import { countAttempt, streakFinding } from './axes/streak.js';
 import { NEVER_NUDGED } from './config/defaults.js';
 import { loadConfig } from './config/resolve.js';
 import { resolvePolicy } from './effective-policy.js';
+import { addInFlight, takeInFlight } from './in-flight.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
 import { ScopeMap } from './scopes.js';
 import { argsDigest, digestSignature, resultHash } from './signature.js';
 import {
   type CallContext,
   type EffectivePolicy,
-  MAX_PENDING_PER_SCOPE,
   newScope,
-  type PendingCall,
   type ScopeState,
   type SignatureState,
   signatureState,
@@ -148,9 +147,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       recordHalt(scope, [stop]);
       return decide(ctx, scopeKey, hash, [stop]) as BeforeDecision;
     }
-    const pending = scope.pending;
-    if (pending.length >= MAX_PENDING_PER_SCOPE) pending.shift();
-    pending.push({
+    addInFlight(scope, {
       tool: call.tool,
       args: call.args,
       hash,
@@ -173,7 +170,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     let count: number;
     // The call beforeCall admitted (the same arguments object, else the same signature): its
     // attempt is counted and its signature known.
-    let pending = takePending(scope.pending, call.tool, call.args, undefined);
+    let pending = takeInFlight(scope, call.tool, call.args, undefined);
     if (pending !== undefined) {
       hash = pending.hash;
       signature = pending.signature;
@@ -181,7 +178,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const digest = argsDigest(call.args, policy.ignoreArgs);
       hash = digest.hash;
       signature = digestSignature(call.tool, digest);
-      pending = takePending(scope.pending, undefined, undefined, signature);
+      pending = takeInFlight(scope, undefined, undefined, signature);
     }
     if (pending !== undefined) {
       sig = pending.sig;
@@ -239,33 +236,6 @@ export function createEngine(options: EngineOptions = {}): Engine {
     config,
     scopeCount: () => scopes.size,
   };
-}
-
-/**
- * Removes and returns the oldest in-flight call with this tool and arguments object, or (with
- * `signature`) with this signature.
- */
-function takePending(
-  pending: PendingCall[],
-  tool: string | undefined,
-  args: unknown,
-  signature: string | undefined,
-): PendingCall | undefined {
-  for (let i = 0; i < pending.length; i++) {
-    const call = pending[i]!;
-    if (
-      signature === undefined
-        ? call.tool !== tool || call.args !== args
-        : call.signature !== signature
-    )
-      continue;
-    // emptied by length (not shift), an idle scope keeps no spare array storage
-    if (pending.length === 1) pending.length = 0;
-    else if (i === 0) pending.shift();
-    else pending.splice(i, 1);
-    return call;
-  }
-  return undefined;
 }
 
 function clearProgress(scope: ScopeState): void {

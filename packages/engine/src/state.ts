@@ -36,16 +36,15 @@ export interface PendingCall {
   count: number;
 }
 
-/** Calls in flight remembered per scope (a model's parallel tool calls); the oldest go first. */
-export const MAX_PENDING_PER_SCOPE = 64;
-
 /** What the engine remembers about one scope. */
 export interface ScopeState {
   /** The signature of the current run of identical calls (compared by identity). */
   streakState: SignatureState | undefined;
   streak: number;
-  /** Calls admitted by `beforeCall` whose `afterCall` has not come yet, oldest first. */
-  pending: PendingCall[];
+  /** The oldest call admitted by `beforeCall` whose `afterCall` has not come yet. */
+  pending: PendingCall | undefined;
+  /** Further calls in flight (parallel calls), oldest first; see in-flight.ts. */
+  morePending: PendingCall[] | undefined;
   signatures: Map<string, SignatureState>;
   toolFailures: Map<string, number>;
   /** Recent calls for cycle detection, oldest first. */
@@ -86,7 +85,8 @@ export function newScope(): ScopeState {
   return {
     streakState: undefined,
     streak: 0,
-    pending: [],
+    pending: undefined,
+    morePending: undefined,
     signatures: new Map(),
     toolFailures: new Map(),
     history: [],
