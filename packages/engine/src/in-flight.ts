@@ -12,7 +12,8 @@ export function addInFlight(scope: ScopeState, call: PendingCall): void {
     scope.pending = call;
     return;
   }
-  const more = (scope.morePending ??= []);
+  if (scope.morePending === undefined) scope.morePending = [];
+  const more = scope.morePending;
   if (more.length + 1 >= MAX_PENDING_PER_SCOPE) takeAt(scope, 0);
   more.push(call);
 }
