@@ -83,6 +83,25 @@ describe('traceToolCall', () => {
     });
   });
 
+  it('parallel calls: each span carries its own attempt, the nudge fires once', async () => {
+    const guard = setup({ engine: quiet });
+    // a model's three identical parallel calls, finishing in reverse order
+    const results = await Promise.all(
+      [30, 20, 10].map((ms, i) =>
+        guard.traceToolCall(
+          { tool: 'fetch_page', args: { url: 'https://x/404' }, scope: 'p' },
+          () => new Promise<string>((resolve) => setTimeout(() => resolve(`page ${i}`), ms)),
+        ),
+      ),
+    );
+    const spans = telemetry.spans();
+    expect(spans.map((s) => s.attributes['loopguard.streak']).sort()).toEqual([1, 2, 3]);
+    expect(spans.map((s) => s.attributes['loopguard.count']).sort()).toEqual([1, 2, 3]);
+    const nudged = spans.filter((s) => s.events.some((e) => e.name === 'loopguard.nudge'));
+    expect(nudged.map((s) => s.attributes['loopguard.streak'])).toEqual([3]);
+    expect(results.filter((r) => r.includes('[loopguard]'))).toHaveLength(1);
+  });
+
   it('re-throws tool errors unchanged and records them as error outcomes', async () => {
     const guard = setup({ engine: quiet });
     class NotFoundError extends Error {}
