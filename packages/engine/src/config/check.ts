@@ -54,6 +54,22 @@ export function unknownKeys(
   }
 }
 
+const TRUE_WORDS = new Set(['true', 'yes', 'on', '1']);
+const FALSE_WORDS = new Set(['false', 'no', 'off', '0']);
+
+/** A switch written as a word (any case, blanks around): true/yes/on/1 or false/no/off/0. */
+export function switchWord(text: string): boolean | undefined {
+  const key = text.trim().toLowerCase();
+  if (TRUE_WORDS.has(key)) return true;
+  if (FALSE_WORDS.has(key)) return false;
+  return undefined;
+}
+
+/** The number a string of digits spells (blanks around allowed), else undefined. */
+export function digitString(text: string): number | undefined {
+  return /^\s*\d+\s*$/.test(text) ? Number(text) : undefined;
+}
+
 export function positiveInt(value: unknown, path: string, issues: Issues): number | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
   issues.push({

@@ -1,19 +1,15 @@
 import type { LoopguardConfig } from '../types.js';
+import { digitString, switchWord } from './check.js';
 
 type Env = Record<string, string | undefined>;
 
 function bool(value: string | undefined): boolean | undefined {
-  if (value === undefined || value === '') return undefined;
-  const v = value.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  return undefined;
+  return value === undefined || value === '' ? undefined : switchWord(value);
 }
 
 function positiveInt(value: string | undefined): number | undefined {
-  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
-  const n = Number(value);
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+  const n = value === undefined ? undefined : digitString(value);
+  return n !== undefined && Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
 /**

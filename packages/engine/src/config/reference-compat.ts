@@ -2,9 +2,11 @@ import type { AxisThresholds, LoopguardConfig } from '../types.js';
 import {
   boolean,
   type ConfigCheck,
+  digitString,
   type Issues,
   isRecord,
   positiveInt,
+  switchWord,
   unknownKeys,
 } from './check.js';
 
@@ -50,20 +52,15 @@ function nested(value: unknown, path: string, issues: Issues): AxisThresholds {
 
 /** As the reference's Python reader: integers also as digit strings (`"4"`). */
 function looseInt(value: unknown, path: string, issues: Issues): number | undefined {
-  const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  const n = typeof value === 'string' ? (digitString(value) ?? value) : value;
   return positiveInt(n, path, issues);
 }
 
-const TRUE_WORDS = new Set(['true', 'yes', 'on', '1']);
-const FALSE_WORDS = new Set(['false', 'no', 'off', '0']);
-
 /** As the reference's Python reader: booleans also as words (`"yes"`, `"off"`) or 1/0. */
 function looseBool(value: unknown, path: string, issues: Issues): boolean | undefined {
-  const word = typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
-  const key = word?.trim().toLowerCase();
-  if (key !== undefined && TRUE_WORDS.has(key)) return true;
-  if (key !== undefined && FALSE_WORDS.has(key)) return false;
-  return boolean(value, path, issues);
+  const word =
+    typeof value === 'string' || typeof value === 'number' ? switchWord(String(value)) : undefined;
+  return word ?? boolean(value, path, issues);
 }
 
 /**
