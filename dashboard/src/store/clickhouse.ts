@@ -16,6 +16,7 @@ import {
 import { spanToRow } from './clickhouse/rows.js';
 import { rollupViews, schemaStatements } from './clickhouse/schema.js';
 import { makeSource, num } from './clickhouse/sql.js';
+import { sumRejected } from './counter-deltas.js';
 import type { SpanRecord, Store } from './types.js';
 
 /** Options of the ClickHouse store. */
@@ -41,10 +42,7 @@ interface PendingInsert {
 
 /** loopguard_counters rows of the rejection counts of some inserts. */
 function rejectedRows(group: readonly PendingInsert[]): Record<string, unknown>[] {
-  const sums = new Map<string, number>();
-  for (const p of group)
-    for (const [reason, n] of p.rejected) sums.set(reason, (sums.get(reason) ?? 0) + n);
-  return [...sums]
+  return [...sumRejected(group.map((p) => p.rejected))]
     .filter(([, n]) => n > 0)
     .map(([reason, n]) => ({
       Metric: 'rejected_spans',

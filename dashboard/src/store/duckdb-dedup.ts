@@ -28,8 +28,8 @@ export async function unstoredSpans(
   if (spans.length === 0) return spans;
   let lo = Number.POSITIVE_INFINITY;
   let hi = Number.NEGATIVE_INFINITY;
-  const starts = spans.map((s) => Number(s.startTimeUnixNano / 1_000_000n));
-  for (const ms of starts) {
+  for (const s of spans) {
+    const ms = Number(s.startTimeUnixNano / 1_000_000n);
     if (ms < lo) lo = ms;
     if (ms > hi) hi = ms;
   }

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { type CounterDeltas, computeDeltas } from './counter-deltas.js';
+import { type CounterDeltas, computeDeltas, sumRejected } from './counter-deltas.js';
 import { uniqueSpans, unstoredSpans } from './duckdb-dedup.js';
 import {
   counterUpsertSql,
@@ -46,14 +46,6 @@ function counterRows(d: CounterDeltas, rejected: ReadonlyMap<string, number>): C
     row('decisions', c.service, c.tool, c.axis, c.action, '', c.value);
   for (const [reason, n] of rejected) if (n > 0) row('rejected_spans', '', '', '', '', reason, n);
   return rows;
-}
-
-/** Sums the rejection counts of several requests. */
-function mergeRejected(group: Pending[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const p of group)
-    for (const [reason, n] of p.rejected) out.set(reason, (out.get(reason) ?? 0) + n);
-  return out;
 }
 
 interface Pending {
@@ -131,7 +123,7 @@ export class GroupWriter {
       else
         await this.commit(
           group.flatMap((p) => p.spans),
-          mergeRejected(group),
+          sumRejected(group.map((p) => p.rejected)),
         );
       for (const p of group) p.resolve();
     } catch (error) {
