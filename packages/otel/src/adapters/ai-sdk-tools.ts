@@ -8,6 +8,7 @@ import { resolveScope } from '../scope.js';
 import type { Guard, ResultAdapter } from '../types.js';
 import { currentRunScope, inRunScope } from './ai-sdk-runs.js';
 import { isAsyncIterable, relay, type Stream, settle } from './ai-sdk-stream.js';
+import { isPlainObject } from './plain-object.js';
 
 /** Options of `guardAiSdkTools`. */
 export interface AiSdkGuardOptions {
@@ -55,12 +56,6 @@ type ModelOutput = Awaited<ReturnType<ToModelOutput>>;
 
 function isBlocked(value: unknown): value is Blocked {
   return typeof value === 'object' && value !== null && BLOCKED in value;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 /**

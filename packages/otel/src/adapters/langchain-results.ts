@@ -2,6 +2,7 @@ import type { ToolMessage } from '@langchain/core/messages';
 import type { StopDecision } from '@loopguard/engine';
 import { defaultResultAdapter } from '../default-adapter.js';
 import type { ResultAdapter } from '../types.js';
+import { isPlainObject } from './plain-object.js';
 
 const BLOCKED = Symbol('loopguard.langchain.blocked');
 
@@ -54,12 +55,6 @@ export function copyToolMessage(
     metadata: (message as { metadata?: unknown }).metadata,
     ...changes,
   });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 function isContentBlocks(value: unknown): value is unknown[] {

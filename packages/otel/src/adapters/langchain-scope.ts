@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { context, diag } from '@opentelemetry/api';
 import { resolveScope, type ScopeSource } from '../scope.js';
+import { scopePerRun } from './run-scopes.js';
 
 /** The parts of a LangGraph run config (or middleware runtime) the scope is read from. */
 export interface LangChainRunInfo {
@@ -8,19 +8,14 @@ export interface LangChainRunInfo {
   writer?: unknown;
 }
 
-const runScopes = new WeakMap<object, string>();
+const scopeOfWriter = scopePerRun('langchain');
 
 /** LangGraph gives every `invoke`/`stream` its own stream writer: one scope per writer. */
 function runScope(writer: unknown): string | undefined {
   if (typeof writer !== 'function' && (typeof writer !== 'object' || writer === null)) {
     return undefined;
   }
-  let scope = runScopes.get(writer);
-  if (!scope) {
-    scope = `langchain:${randomUUID()}`;
-    runScopes.set(writer, scope);
-  }
-  return scope;
+  return scopeOfWriter(writer);
 }
 
 function contextSource(): ScopeSource | undefined {

@@ -1,5 +1,6 @@
 import { defaultResultAdapter } from '../default-adapter.js';
 import type { ResultAdapter } from '../types.js';
+import { isPlainObject } from './plain-object.js';
 
 /** The text the SDK's default `errorFunction` returns to the model when a function tool throws. */
 export const AGENTS_DEFAULT_TOOL_ERROR =
@@ -7,12 +8,6 @@ export const AGENTS_DEFAULT_TOOL_ERROR =
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (!isRecord(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 /** One of the SDK's structured tool outputs (`ToolOutputText`, `ToolOutputImage`, `ToolOutputFileContent`). */

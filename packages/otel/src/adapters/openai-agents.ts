@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { FunctionTool, RunContext } from '@openai/agents';
 import { context, diag } from '@opentelemetry/api';
 import { LoopHaltError } from '../errors.js';
@@ -8,6 +7,7 @@ import type { Guard, ToolCallInfo } from '../types.js';
 import { replaceExport } from './ai-sdk-exports.js';
 import { type ApprovalTool, approvalWithSdkInput } from './openai-agents-approval.js';
 import { AGENTS_DEFAULT_TOOL_ERROR, agentsResultAdapter } from './openai-agents-results.js';
+import { scopePerRun } from './run-scopes.js';
 
 export { AGENTS_DEFAULT_TOOL_ERROR };
 
@@ -43,7 +43,7 @@ const GUARDED = Symbol.for('loopguard.openai-agents.guarded');
 /** On tools guarded by the patched factory: rebuilds the tool guarded with other options. */
 const REWRAP = Symbol.for('loopguard.openai-agents.rewrap');
 const PATCHED = Symbol.for('loopguard.openai-agents.patched');
-const runScopes = new WeakMap<object, string>();
+const runScopeOf = scopePerRun('openai-agents');
 
 function scopeOf(
   options: AgentsGuardOptions,
@@ -55,12 +55,7 @@ function scopeOf(
     if (options.scope) return options.scope;
     if (resolveScope(undefined, context.active()).source !== 'process') return undefined;
     if (typeof runContext !== 'object' || runContext === null) return undefined;
-    let scope = runScopes.get(runContext);
-    if (!scope) {
-      scope = `openai-agents:${randomUUID()}`;
-      runScopes.set(runContext, scope);
-    }
-    return scope;
+    return runScopeOf(runContext);
   } catch (error) {
     diag.warn(
       'loopguard: OpenAI Agents scope could not be resolved; using the context scope',
