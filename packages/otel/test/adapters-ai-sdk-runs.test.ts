@@ -225,30 +225,23 @@ describe('scope of AI SDK runs without withScope or an active span', () => {
 
   it('guarded tools given to an unpatched SDK cannot see runs: they share "process"', async () => {
     const tools = guardAiSdkTools({ grep: grepTool() }, { guard: guardWith() });
-    await Promise.all(
-      [1, 2].map(() =>
-        generateText({
-          model: loopingModel('grep', grepInput, 2),
-          prompt: 'find',
-          tools,
-          stopWhen: stepCountIs(5),
-        }),
-      ),
-    );
+    const twoRuns = (telemetry: boolean) =>
+      Promise.all(
+        [1, 2].map(() =>
+          generateText({
+            model: loopingModel('grep', grepInput, 2),
+            prompt: 'find',
+            tools,
+            stopWhen: stepCountIs(5),
+            experimental_telemetry: { isEnabled: telemetry, tracer: provider.getTracer('ai') },
+          }),
+        ),
+      );
+    await twoRuns(false);
     expect(streaksByScope()).toEqual(new Map([['process', [1, 2, 3, 4]]]));
     exporter.reset();
     // with the SDK's own telemetry on, each call is a trace of its own, which separates them
-    await Promise.all(
-      [1, 2].map(() =>
-        generateText({
-          model: loopingModel('grep', grepInput, 2),
-          prompt: 'find',
-          tools,
-          stopWhen: stepCountIs(5),
-          experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('ai') },
-        }),
-      ),
-    );
+    await twoRuns(true);
     const byScope = streaksByScope();
     expect([...byScope.values()]).toEqual([
       [1, 2],

@@ -1,13 +1,5 @@
-import type { LanguageModelV3StreamPart, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
-import {
-  generateText,
-  jsonSchema,
-  simulateReadableStream,
-  stepCountIs,
-  streamText,
-  tool,
-} from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { guardAiSdkTools, loopHalted, ToolCallBlockedError } from '../src/adapters/ai-sdk.js';
 import { LoopHaltError, withScope } from '../src/index.js';
@@ -21,7 +13,6 @@ import {
   outputText,
   toolResultsSeen,
   toolSpans,
-  usage,
 } from './adapters-ai-sdk-fixtures.js';
 
 afterEach(() => exporter.reset());
@@ -69,36 +60,7 @@ describe('guardAiSdkTools with generateText and a scripted model', () => {
 
   it('works the same under streamText (tools run between streamed steps)', async () => {
     const guard = guardWith();
-    let step = 0;
-    const model = new MockLanguageModelV3({
-      doStream: async () => {
-        step += 1;
-        const chunks: LanguageModelV3StreamPart[] =
-          step <= 4
-            ? [
-                { type: 'stream-start', warnings: [] },
-                {
-                  type: 'tool-call',
-                  toolCallId: `call-${step}`,
-                  toolName: 'grep',
-                  input: JSON.stringify(grepInput),
-                },
-                {
-                  type: 'finish',
-                  finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-                  usage,
-                },
-              ]
-            : [
-                { type: 'stream-start', warnings: [] },
-                { type: 'text-start', id: 't' },
-                { type: 'text-delta', id: 't', delta: 'done' },
-                { type: 'text-end', id: 't' },
-                { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
-              ];
-        return { stream: simulateReadableStream({ chunks }) };
-      },
-    });
+    const model = loopingStreamModel('grep', grepInput, 4);
     const result = streamText({
       model,
       prompt: 'find',

@@ -1,24 +1,13 @@
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
 import { createAgent, createMiddleware } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loopguardMiddleware, patchLangChain } from '../src/adapters/langchain.js';
 import { guardLangChainTool, type LangChainGuardOptions } from '../src/adapters/langchain-tool.js';
-import { type TestGuardOptions, testGuard } from './helpers/guard.js';
-import { ask, loopingModel, spansOf, toolMessages } from './helpers/langchain.js';
+import { ask, langChainTelemetry, loopingModel, toolMessages } from './helpers/langchain.js';
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-function guardWith(options: TestGuardOptions = {}) {
-  return testGuard(provider, options);
-}
+const { exporter, guardWith, spansOf } = langChainTelemetry();
 
 afterEach(() => exporter.reset());
 
@@ -108,9 +97,7 @@ describe('loopguardMiddleware and tool errors', () => {
       expect(results[0]).toEqual({ rejected: 'Error: disk full' });
       expect(results[1]).toEqual(results[0]);
       expect(audits[1]).toEqual(['call-1:write_file']);
-      expect(spansOf(exporter, 'write_file').map((s) => s.attributes['error.type'])).toEqual([
-        'Error',
-      ]);
+      expect(spansOf('write_file').map((s) => s.attributes['error.type'])).toEqual(['Error']);
     });
   }
 
@@ -147,7 +134,7 @@ describe('loopguardMiddleware and tool errors', () => {
     }
     expect(runs[0]).toMatchObject({ status: 'error', id: 'call-1' });
     expect(runs[1]).toEqual(runs[0]);
-    expect(spansOf(exporter, 'write_file')).toHaveLength(2);
+    expect(spansOf('write_file')).toHaveLength(2);
   });
 
   it('answers invalid tool arguments as langchain does, with or without other middleware', async () => {
@@ -192,7 +179,7 @@ describe('loopguardMiddleware and tool errors', () => {
       { guard: guardWith({ hardStop: true, onHalt: 'return' }), scope: 'blocked' },
     );
     const result = await agent.invoke(ask, { recursionLimit: 100 });
-    const spans = spansOf(exporter, 'write_file');
+    const spans = spansOf('write_file');
     const blocked = spans.filter((s) => s.attributes['loopguard.outcome'] === 'blocked');
     expect(blocked.length).toBeGreaterThan(0);
     expect(executed).toBe(10 - blocked.length);

@@ -1,25 +1,18 @@
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loopguardMiddleware } from '../src/adapters/langchain.js';
 import { guardLangChainTool } from '../src/adapters/langchain-tool.js';
 import { withScope } from '../src/index.js';
-import { testGuard } from './helpers/guard.js';
-import { ask, grepArgs, loopingModel, makeGrep, spansOf } from './helpers/langchain.js';
+import { ask, grepArgs, langChainTelemetry, loopingModel, makeGrep } from './helpers/langchain.js';
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const { exporter, guardWith, spansOf } = langChainTelemetry();
 
 afterEach(() => exporter.reset());
 
 /** Scope → streaks of its `grep` calls, in call order. */
 function streaksByScope(): Map<string, unknown[]> {
   const out = new Map<string, unknown[]>();
-  for (const span of spansOf(exporter, 'grep')) {
+  for (const span of spansOf('grep')) {
     const scope = String(span.attributes['loopguard.scope']);
     out.set(scope, [...(out.get(scope) ?? []), span.attributes['loopguard.streak']]);
   }
@@ -30,7 +23,7 @@ type Wiring = 'middleware' | 'guarded tool';
 
 /** Two agents run at once, each calling grep `calls` times; no thread id, span or withScope. */
 async function twoConcurrentRuns(wiring: Wiring, calls: number): Promise<void> {
-  const guard = testGuard(provider);
+  const guard = guardWith();
   const make = (prefix: string) =>
     createAgent({
       model: loopingModel('grep', grepArgs, calls, prefix),
@@ -51,7 +44,7 @@ describe('LangChain scope without thread id, trace or withScope', () => {
       ]);
       for (const scope of scopes.keys()) expect(scope).toMatch(/^langchain:[0-9a-f-]{36}$/);
       const byRun = new Map<string, Set<unknown>>();
-      for (const span of spansOf(exporter, 'grep')) {
+      for (const span of spansOf('grep')) {
         const run = String(span.attributes['gen_ai.tool.call.id']).split('-')[0] ?? '';
         byRun.set(run, (byRun.get(run) ?? new Set()).add(span.attributes['loopguard.scope']));
       }

@@ -1,35 +1,19 @@
 import { StructuredTool } from '@langchain/core/tools';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loopguardMiddleware } from '../src/adapters/langchain.js';
 import { guardLangChainTool } from '../src/adapters/langchain-tool.js';
-import { type TestGuardOptions, testGuard } from './helpers/guard.js';
 import {
   ask,
   grepArgs,
+  langChainTelemetry,
   loopingModel,
   makeGrep,
-  spansOf as spansOfExporter,
   toolMessages,
 } from './helpers/langchain.js';
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-function guardWith(options: TestGuardOptions = {}) {
-  return testGuard(provider, options);
-}
-
-function spansOf(name: string): ReadableSpan[] {
-  return spansOfExporter(exporter, name);
-}
+const { exporter, guardWith, spansOf } = langChainTelemetry();
 
 /** A StructuredTool subclass keeping its key in a private field, as API clients often do. */
 class WeatherTool extends StructuredTool {

@@ -1,36 +1,20 @@
 import { createRequire } from 'node:module';
 import { tool } from '@langchain/core/tools';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loopguardMiddleware, patchLangChain } from '../src/adapters/langchain.js';
 import { LoopHaltError } from '../src/index.js';
-import { type TestGuardOptions, testGuard } from './helpers/guard.js';
 import {
   ask,
   grepArgs,
+  langChainTelemetry,
   loopingModel,
   makeGrep,
-  spansOf as spansOfExporter,
   toolMessages,
 } from './helpers/langchain.js';
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-function guardWith(options: TestGuardOptions = {}) {
-  return testGuard(provider, options);
-}
-
-function spansOf(name: string): ReadableSpan[] {
-  return spansOfExporter(exporter, name);
-}
+const { exporter, guardWith, spansOf } = langChainTelemetry();
 
 afterEach(() => exporter.reset());
 

@@ -1,8 +1,15 @@
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
-import type { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { FakeToolCallingModel } from 'langchain';
 import { z } from 'zod';
+import type { Guard } from '../../src/index.js';
+import { type TestGuardOptions, testGuard } from './guard.js';
 
 /** A chat model that calls `name` with the same args `calls` times, then answers without tools. */
 export function loopingModel(
@@ -54,3 +61,20 @@ export const grepArgs = { pattern: 'TODO', path: 'src' };
 
 /** A one-message user turn. */
 export const ask = { messages: [{ role: 'user', content: 'find the TODOs' }] };
+
+/** A test file's span pipeline: an in-memory exporter, its provider, guards on it, span lookup. */
+export function langChainTelemetry(): {
+  exporter: InMemorySpanExporter;
+  provider: BasicTracerProvider;
+  guardWith: (options?: TestGuardOptions) => Guard;
+  spansOf: (name: string) => ReadableSpan[];
+} {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  return {
+    exporter,
+    provider,
+    guardWith: (options = {}) => testGuard(provider, options),
+    spansOf: (name) => spansOf(exporter, name),
+  };
+}
