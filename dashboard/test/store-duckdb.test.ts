@@ -33,37 +33,70 @@ describe('duckdb file store', () => {
     await second.close();
   });
 
-  it('stores each (TraceId, SpanId) once: re-sent, repeated in a batch, or sent concurrently', async () => {
-    const store = await openDuckDbStore({ path: join(dir, 'dedup.duckdb') });
-    try {
-      const spans = Array.from({ length: 5 }, (_, i) =>
-        makeToolSpan({ timeMs: T0 + i, action: i === 4 ? 'block' : 'allow', scope: 's' }),
-      );
-      await store.insert(spans);
-      await store.insert([...spans, spans[0]!]);
-      await Promise.all([store.insert(spans.slice(0, 2)), store.insert(spans.slice(1, 3))]);
-      const fresh = makeToolSpan({ timeMs: T0 + 10, scope: 's' });
-      await store.insert([fresh, fresh, spans[3]!]);
-      const range = { from: T0, to: T0 + 3_600_000 };
-      expect((await store.summary(range)).calls).toBe(6);
-      expect((await store.hotspots(range)).rows[0]).toMatchObject({ calls: 6, blocks: 1 });
-      expect((await store.sessions(range)).rows[0]).toMatchObject({ calls: 6, halted: true });
-      expect(await store.trace(spans[0]!.traceId)).toHaveLength(1);
-      const c = await store.counters();
-      expect(c.ingestedSpans).toBe(6);
-      expect(c.toolCalls).toEqual(
-        expect.arrayContaining([
-          { service: 'agent-a', tool: 'grep', action: 'allow', value: 5 },
-          { service: 'agent-a', tool: 'grep', action: 'block', value: 1 },
-        ]),
-      );
-      // the rollups (ranges of two hours or more) count each span once too
-      const wide = { from: T0 - 3_600_000, to: T0 + 7_200_000 };
-      expect((await store.hotspots(wide)).rows[0]).toMatchObject({ calls: 6 });
-      expect((await store.sessions(wide)).rows[0]).toMatchObject({ calls: 6 });
-    } finally {
-      await store.close();
-    }
+  // Spans of the last minutes are checked against the memory of recent keys first; older ones
+  // only in the database.
+  it.each([
+    ['started long ago', () => T0],
+    ['started just now', () => Date.now()],
+  ])(
+    'stores each (TraceId, SpanId) once: re-sent, repeated in a batch, or sent concurrently (%s)',
+    async (_label, startOf) => {
+      const T0 = startOf();
+      const store = await openDuckDbStore({ path: join(dir, `dedup-${T0}.duckdb`) });
+      try {
+        const spans = Array.from({ length: 5 }, (_, i) =>
+          makeToolSpan({ timeMs: T0 + i, action: i === 4 ? 'block' : 'allow', scope: 's' }),
+        );
+        await store.insert(spans);
+        await store.insert([...spans, spans[0]!]);
+        await Promise.all([store.insert(spans.slice(0, 2)), store.insert(spans.slice(1, 3))]);
+        const fresh = makeToolSpan({ timeMs: T0 + 10, scope: 's' });
+        await store.insert([fresh, fresh, spans[3]!]);
+        const range = { from: T0, to: T0 + 3_600_000 };
+        expect((await store.summary(range)).calls).toBe(6);
+        expect((await store.hotspots(range)).rows[0]).toMatchObject({ calls: 6, blocks: 1 });
+        expect((await store.sessions(range)).rows[0]).toMatchObject({ calls: 6, halted: true });
+        expect(await store.trace(spans[0]!.traceId)).toHaveLength(1);
+        const c = await store.counters();
+        expect(c.ingestedSpans).toBe(6);
+        expect(c.toolCalls).toEqual(
+          expect.arrayContaining([
+            { service: 'agent-a', tool: 'grep', action: 'allow', value: 5 },
+            { service: 'agent-a', tool: 'grep', action: 'block', value: 1 },
+          ]),
+        );
+        // the rollups (ranges of two hours or more) count each span once too
+        const wide = { from: T0 - 3_600_000, to: T0 + 7_200_000 };
+        expect((await store.hotspots(wide)).rows[0]).toMatchObject({ calls: 6 });
+        expect((await store.sessions(wide)).rows[0]).toMatchObject({ calls: 6 });
+      } finally {
+        await store.close();
+      }
+    },
+  );
+
+  it('recognises spans re-sent after a restart, and after the memory of recent keys moved on', async () => {
+    const path = join(dir, 'dedup-restart.duckdb');
+    const now = Date.now();
+    const batch = (first: number) =>
+      Array.from({ length: 3 }, (_, i) => makeToolSpan({ timeMs: now + first + i, scope: 'r' }));
+    const first = await openDuckDbStore({ path });
+    const sent = batch(0);
+    await first.insert(sent);
+    await first.close();
+    // the committed request is answered 200 too late; the exporter sends it again to the new process
+    const second = await openDuckDbStore({ path, recentKeys: 4 });
+    await second.insert(sent);
+    // twenty more batches: the memory (two generations of 4 keys) forgets the first one
+    for (let b = 1; b <= 20; b++) await second.insert(batch(b * 3));
+    await second.insert([...sent, ...batch(3)]);
+    const fresh = batch(100);
+    await second.insert(fresh);
+    await second.insert(fresh);
+    const range = { from: now - 1, to: now + 3_600_000 };
+    expect((await second.summary(range)).calls).toBe(3 + 20 * 3 + 3 + 3);
+    expect((await second.counters()).ingestedSpans).toBe(69);
+    await second.close();
   });
 
   it('stages beside the database file and clears what a crashed run left there', async () => {

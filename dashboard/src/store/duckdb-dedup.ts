@@ -1,4 +1,6 @@
 import { type DuckDBConnection, LIST, listValue, VARCHAR } from '@duckdb/node-api';
+import { RecentSpanKeys } from './recent-keys.js';
+import { nsToMs } from './stage.js';
 import type { SpanRecord } from './types.js';
 
 const keyOf = (traceId: string, spanId: string) => `${traceId}\u0000${spanId}`;
@@ -16,31 +18,67 @@ export function uniqueSpans(spans: SpanRecord[]): SpanRecord[] {
   return out.length === spans.length ? spans : out;
 }
 
+/** How far back (ms) the keys of stored spans are loaded into memory when the store opens. */
+export const RECENT_KEYS_WINDOW_MS = 15 * 60_000;
+
 /**
- * The spans of `spans` whose (TraceId, SpanId) is not stored yet. Stored copies are looked up
- * among the spans that start within the batch's time range (a re-sent span starts when it did
- * the first time), so the scan reads only the row groups of that range.
+ * The memory of recent keys for a store opening now: the spans that start within the last
+ * `RECENT_KEYS_WINDOW_MS` (or later: clocks run ahead), at most `capacity` of them, latest first.
+ */
+export async function loadRecentKeys(
+  c: DuckDBConnection,
+  capacity: number,
+  nowMs: number,
+): Promise<RecentSpanKeys> {
+  const from = nowMs - RECENT_KEYS_WINDOW_MS;
+  const reader = await c.runAndReadAll(
+    `SELECT "TraceId", "SpanId", "StartMs" FROM otel_traces WHERE "StartMs" >= $from
+    ORDER BY "StartMs" DESC LIMIT $limit`,
+    { from: BigInt(from), limit: BigInt(capacity) },
+  );
+  const rows = reader.getRowsJS() as [string, string, bigint][];
+  const last = rows[rows.length - 1];
+  const keys = new RecentSpanKeys(
+    capacity,
+    rows.length >= capacity && last !== undefined ? Number(last[2]) + 1 : from,
+  );
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const [tid, sid, start] = rows[i]!;
+    keys.add(tid, sid, Number(start));
+  }
+  return keys;
+}
+
+/**
+ * The spans of `spans` whose (TraceId, SpanId) is not stored yet. Spans that `recent` surely
+ * has not seen need no lookup; the others' stored copies are looked up among the spans that
+ * start within their time range (a re-sent span starts when it did the first time), so the
+ * scan reads only the row groups of that range.
  */
 export async function unstoredSpans(
   c: DuckDBConnection,
   spans: SpanRecord[],
+  recent: RecentSpanKeys,
 ): Promise<SpanRecord[]> {
-  if (spans.length === 0) return spans;
+  const suspects: SpanRecord[] = [];
   let lo = Number.POSITIVE_INFINITY;
   let hi = Number.NEGATIVE_INFINITY;
   for (const s of spans) {
-    const ms = Number(s.startTimeUnixNano / 1_000_000n);
+    const ms = nsToMs(s.startTimeUnixNano);
+    if (recent.surelyNew(s.traceId, s.spanId, ms)) continue;
+    suspects.push(s);
     if (ms < lo) lo = ms;
     if (ms > hi) hi = ms;
   }
+  if (suspects.length === 0) return spans;
   const reader = await c.runAndReadAll(
     `SELECT t."TraceId" AS tid, t."SpanId" AS sid
     FROM otel_traces t
     JOIN (SELECT unnest($tids) AS tid, unnest($sids) AS sid) b ON t."TraceId" = b.tid AND t."SpanId" = b.sid
     WHERE t."StartMs" BETWEEN $lo AND $hi`,
     {
-      tids: listValue(spans.map((s) => s.traceId)),
-      sids: listValue(spans.map((s) => s.spanId)),
+      tids: listValue(suspects.map((s) => s.traceId)),
+      sids: listValue(suspects.map((s) => s.spanId)),
       lo: BigInt(lo),
       hi: BigInt(hi),
     },

@@ -10,7 +10,8 @@ import {
   rollupUpsertSql,
   sessionRollupUpsertSql,
 } from './duckdb-schema.js';
-import { stageLine } from './stage.js';
+import type { RecentSpanKeys } from './recent-keys.js';
+import { nsToMs, stageLine } from './stage.js';
 import type { SpanRecord } from './types.js';
 
 /** Serialises the statements of one connection. */
@@ -60,6 +61,8 @@ export interface WriterOptions {
   writer: Serial;
   stageDir: string;
   maxBatchSpans: number;
+  /** Keys of the spans committed lately (the duplicate check's memory). */
+  recent: RecentSpanKeys;
 }
 
 /**
@@ -147,7 +150,7 @@ export class GroupWriter {
       const spans = uniqueSpans(all);
       const staged = this.stage(spans, rejected, files);
       await this.options.writer.run(async (c) => {
-        const fresh = await unstoredSpans(c, spans);
+        const fresh = await unstoredSpans(c, spans, this.options.recent);
         const statements = fresh === spans ? staged : this.stage(fresh, rejected, files);
         try {
           await c.run(`BEGIN TRANSACTION;\n${statements.join(';\n')};\nCOMMIT`);
@@ -155,6 +158,8 @@ export class GroupWriter {
           await c.run('ROLLBACK').catch(() => undefined);
           throw error;
         }
+        const { recent } = this.options;
+        for (const s of fresh) recent.add(s.traceId, s.spanId, nsToMs(s.startTimeUnixNano));
       });
     } finally {
       for (const file of files) rmSync(file, { force: true });

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { HOUR_MS } from './counter-deltas.js';
 import { counterSnapshot } from './counter-snapshot.js';
+import { loadRecentKeys } from './duckdb-dedup.js';
 import { queryHotspots } from './duckdb-hotspots.js';
 import {
   queryFacets,
@@ -30,6 +31,11 @@ export interface DuckDbStoreOptions {
   path?: string;
   /** Most spans committed in one grouped transaction. Default 50 000. */
   maxBatchSpans?: number;
+  /**
+   * How many keys of recently committed spans the duplicate check keeps in memory (16 bytes
+   * each, in two generations of this size). Default 524 288.
+   */
+  recentKeys?: number;
 }
 
 /**
@@ -64,8 +70,11 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     // fewer, larger checkpoints: commits only append to the WAL until it holds 256 MB
     await c.run("SET checkpoint_threshold = '256MB'");
   });
+  const recent = await writer.run((c) =>
+    loadRecentKeys(c, options.recentKeys ?? 524_288, Date.now()),
+  );
   const stageDir = openStageDir(path);
-  const inserts = new GroupWriter({ writer, stageDir, maxBatchSpans: maxBatch });
+  const inserts = new GroupWriter({ writer, stageDir, maxBatchSpans: maxBatch, recent });
   let nextReader = 0;
   let closed = false;
   let closing: Promise<void> | undefined;

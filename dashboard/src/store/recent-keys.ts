@@ -1,0 +1,120 @@
+/** One generation of remembered keys: an open-addressing table of 64-bit key hashes. */
+interface Generation {
+  hi: Int32Array;
+  lo: Int32Array;
+  size: number;
+  /** Latest start time (ms) of a span remembered here. */
+  maxStartMs: number;
+}
+
+let hashHi = 0;
+let hashLo = 0;
+
+function fmix(h: number): number {
+  let x = h ^ (h >>> 16);
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  return x ^ (x >>> 16);
+}
+
+/** Two 32-bit hashes of (traceId, spanId) into hashHi/hashLo (no allocation). */
+function hashKey(traceId: string, spanId: string): void {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  const mix = (s: string) => {
+    for (let i = 0; i < s.length; i++) {
+      const ch = s.charCodeAt(i);
+      a = Math.imul(a ^ ch, 0x01000193);
+      b = Math.imul(b ^ ch, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+  };
+  mix(traceId);
+  a = Math.imul(a ^ 0x2f, 0x01000193);
+  b = Math.imul(b ^ 0x2f, 0x5bd1e995);
+  mix(spanId);
+  hashHi = fmix(a);
+  hashLo = fmix(b ^ traceId.length) | (hashHi === 0 ? 1 : 0);
+}
+
+/**
+ * The (TraceId, SpanId) keys of the spans committed lately, so that the duplicate check asks
+ * the database only about spans that may be stored already. It remembers at least the last
+ * `capacity` keys, in two generations of fixed memory (16 bytes a key); when a generation is
+ * dropped, spans starting no later than the latest start it held are no longer covered and go
+ * to the database check again. A hit is not proof (hashes collide); only a miss of a covered
+ * span is trusted.
+ */
+export class RecentSpanKeys {
+  private current: Generation;
+  private previous: Generation | undefined;
+  private readonly mask: number;
+  /** Every stored span starting at or after this time (ms) is remembered here. */
+  private coveredFromMs: number;
+
+  constructor(
+    private readonly capacity: number,
+    coveredFromMs: number,
+  ) {
+    let slots = 16;
+    while (slots < capacity * 2) slots *= 2;
+    this.mask = slots - 1;
+    this.current = this.generation();
+    this.coveredFromMs = coveredFromMs;
+  }
+
+  /** True when the span is surely not stored: covered by this memory and not in it. */
+  surelyNew(traceId: string, spanId: string, startMs: number): boolean {
+    if (startMs < this.coveredFromMs) return false;
+    hashKey(traceId, spanId);
+    return !this.has(this.current) && (this.previous === undefined || !this.has(this.previous));
+  }
+
+  /** Remembers a committed span. */
+  add(traceId: string, spanId: string, startMs: number): void {
+    hashKey(traceId, spanId);
+    if (this.has(this.current) || (this.previous !== undefined && this.has(this.previous))) return;
+    if (this.current.size >= this.capacity) this.rotate();
+    const g = this.current;
+    let i = hashLo & this.mask;
+    while (g.hi[i] !== 0 || g.lo[i] !== 0) i = (i + 1) & this.mask;
+    g.hi[i] = hashHi;
+    g.lo[i] = hashLo;
+    g.size++;
+    if (startMs > g.maxStartMs) g.maxStartMs = startMs;
+  }
+
+  private has(g: Generation): boolean {
+    let i = hashLo & this.mask;
+    for (;;) {
+      const hi = g.hi[i]!;
+      const lo = g.lo[i]!;
+      if (hi === hashHi && lo === hashLo) return true;
+      if (hi === 0 && lo === 0) return false;
+      i = (i + 1) & this.mask;
+    }
+  }
+
+  private rotate(): void {
+    const dropped = this.previous;
+    if (dropped !== undefined)
+      this.coveredFromMs = Math.max(this.coveredFromMs, dropped.maxStartMs + 1);
+    this.previous = this.current;
+    this.current = dropped ?? this.generation();
+    this.current.hi.fill(0);
+    this.current.lo.fill(0);
+    this.current.size = 0;
+    this.current.maxStartMs = Number.NEGATIVE_INFINITY;
+  }
+
+  private generation(): Generation {
+    const slots = this.mask + 1;
+    return {
+      hi: new Int32Array(slots),
+      lo: new Int32Array(slots),
+      size: 0,
+      maxStartMs: Number.NEGATIVE_INFINITY,
+    };
+  }
+}
