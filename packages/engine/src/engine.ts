@@ -16,6 +16,7 @@ import {
   type CallContext,
   type EffectivePolicy,
   newScope,
+  rememberedSignatures,
   type ScopeState,
   type SignatureState,
   signatureState,
@@ -240,7 +241,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
 function clearProgress(scope: ScopeState): void {
   scope.toolFailures.clear();
-  for (const sig of scope.signatures.values()) {
+  for (const sig of rememberedSignatures(scope)) {
     sig.exactFailures = 0;
     sig.sameResultRun = 0;
   }

@@ -1,4 +1,3 @@
-import { dropOldest } from './drop-oldest.js';
 import type { AxisThresholds, Finding, ToolKind } from './types.js';
 
 /** What the engine remembers about one signature within a scope. */
@@ -45,7 +44,10 @@ export interface ScopeState {
   pending: PendingCall | undefined;
   /** Further calls in flight (parallel calls), oldest first; see in-flight.ts. */
   morePending: PendingCall[] | undefined;
+  /** Signatures used lately (see `signatureState`). */
   signatures: Map<string, SignatureState>;
+  /** The generation before `signatures`, forgotten when `signatures` fills up again. */
+  olderSignatures: Map<string, SignatureState> | undefined;
   toolFailures: Map<string, number>;
   /** Recent calls for cycle detection, oldest first. */
   history: CycleEntry[];
@@ -76,9 +78,11 @@ export interface CallContext {
   hardStop: boolean;
 }
 
-/** Most signatures remembered per scope; the oldest are forgotten first, a batch at a time. */
-export const MAX_SIGNATURES_PER_SCOPE = 4096;
-const SIGNATURES_DROPPED_AT_ONCE = 256;
+/**
+ * Signatures per generation: a scope remembers the 2 048 to 4 096 it used most recently. Dropping
+ * a whole Map costs nothing, where deleting its oldest keys made V8 rehash it again and again.
+ */
+const SIGNATURE_GENERATION = 2048;
 
 /** A fresh scope. */
 export function newScope(): ScopeState {
@@ -88,28 +92,42 @@ export function newScope(): ScopeState {
     pending: undefined,
     morePending: undefined,
     signatures: new Map(),
+    olderSignatures: undefined,
     toolFailures: new Map(),
     history: [],
     halt: undefined,
   };
 }
 
-/** The state of `signature` in `scope`, created on first use. */
+/**
+ * The state of `signature` in `scope`, created on first use. A signature found in the older
+ * generation moves to the current one; when the current one is full it becomes the older one and
+ * the signatures of the generation before are forgotten.
+ */
 export function signatureState(scope: ScopeState, signature: string): SignatureState {
   let sig = scope.signatures.get(signature);
-  if (sig === undefined) {
-    sig = {
-      calls: 0,
-      successes: 0,
-      exactFailures: 0,
-      lastResult: undefined,
-      sameResultRun: 0,
-      pollRun: 0,
-    };
-    scope.signatures.set(signature, sig);
-    if (scope.signatures.size > MAX_SIGNATURES_PER_SCOPE) {
-      dropOldest(scope.signatures, SIGNATURES_DROPPED_AT_ONCE);
-    }
+  if (sig !== undefined) return sig;
+  const older = scope.olderSignatures;
+  sig = older?.get(signature);
+  if (sig !== undefined) older?.delete(signature);
+  sig ??= {
+    calls: 0,
+    successes: 0,
+    exactFailures: 0,
+    lastResult: undefined,
+    sameResultRun: 0,
+    pollRun: 0,
+  };
+  if (scope.signatures.size >= SIGNATURE_GENERATION) {
+    scope.olderSignatures = scope.signatures;
+    scope.signatures = new Map();
   }
+  scope.signatures.set(signature, sig);
   return sig;
+}
+
+/** Every signature a scope remembers. */
+export function* rememberedSignatures(scope: ScopeState): Iterable<SignatureState> {
+  yield* scope.signatures.values();
+  if (scope.olderSignatures !== undefined) yield* scope.olderSignatures.values();
 }

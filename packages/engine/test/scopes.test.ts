@@ -48,6 +48,16 @@ describe('scopes', () => {
     expect(call(engine, 'bash', { cmd: 'other 4999' }).before.count).toBe(2);
   });
 
+  it('keeps a signature that stays in use, however many others pass through the scope', () => {
+    const engine = engineWith();
+    for (let i = 0; i < 5000; i++) {
+      call(engine, 'bash', { cmd: 'status' });
+      call(engine, 'bash', { cmd: `other ${i}` });
+    }
+    expect(call(engine, 'bash', { cmd: 'status' }).before.count).toBe(5001);
+    expect(call(engine, 'bash', { cmd: 'other 10' }).before.count).toBe(1);
+  });
+
   it('stays bounded under a million distinct scopes', () => {
     const engine = engineWith({ scopes: { max: 1000 } });
     for (let i = 0; i < 1_000_000; i++) {
