@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QueryFilter, Store } from '../src/store/types.js';
 import { hexId, makeLoop, makePlainSpan, makeToolSpan } from './span-fixtures.js';
+import { describeFidelityConformance } from './store-fidelity-conformance.js';
 import { describePagingConformance } from './store-paging-conformance.js';
 
 export { hexId, makeLoop, makePlainSpan, makeToolSpan } from './span-fixtures.js';
@@ -414,95 +415,6 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       expect(after.ingestedSpans).toBe(18);
     });
 
-    it('stores large attribute sets and odd strings verbatim', async () => {
-      const attributes: Record<string, string> = {};
-      for (let i = 0; i < 2000; i++) attributes[`k${i}`] = `v${i}`;
-      attributes.quote = `it's "quoted" \\ \n ü 😀`;
-      const span = makeToolSpan({ scope: "o'brien", timeMs: T0, attributes });
-      await store.insert([span]);
-      const trace = await store.trace(span.traceId);
-      expect(Object.keys(trace[0]!.attributes).length).toBeGreaterThan(2000);
-      expect(trace[0]!.attributes.quote).toBe(attributes.quote);
-      expect((await store.sessions(all)).rows[0]!.scope).toBe("o'brien");
-    });
-
-    it('returns the attributes exactly as received, whatever their columns hold', async () => {
-      const exact = makeToolSpan({
-        timeMs: T0,
-        action: 'nudge',
-        axis: 'streak',
-        level: 2,
-        streak: 5,
-        args: '{"q":1}',
-        conversationId: 'conv-9',
-        attributes: { 'gen_ai.agent.name': 'bot', 'gen_ai.tool.call.id': 'c1', other: 'x' },
-      });
-      // values the typed columns cannot reproduce: they must come back from the map as sent
-      const odd = makeToolSpan({
-        timeMs: T0 + 1,
-        scope: 'conv-0',
-        attributes: {
-          'loopguard.streak': '03',
-          'loopguard.count': 'many',
-          'loopguard.action': 'bogus',
-          'loopguard.axis': '',
-          'loopguard.nudge.level': '0',
-          'gen_ai.conversation.id': 'conv-0',
-        },
-      });
-      // no gen_ai.tool.name and no loopguard.scope: the columns fall back, the attributes do not
-      const bare = makeToolSpan({ timeMs: T0 + 2, tool: 'ls', conversationId: 'conv-1' });
-      delete bare.attributes['gen_ai.tool.name'];
-      delete bare.attributes['loopguard.scope'];
-      delete bare.attributes['loopguard.action'];
-      await store.insert([exact, odd, bare]);
-      for (const span of [exact, odd, bare]) {
-        const [stored] = await store.trace(span.traceId);
-        expect(stored!.attributes).toEqual(span.attributes);
-      }
-      const [call] = (await store.session('conv-1'))!.calls;
-      expect(call!.tool).toBe('ls');
-      expect(call!.attributes).toEqual(bare.attributes);
-      expect(
-        (await store.session(exact.attributes['loopguard.scope']!))!.calls[0]!.attributes,
-      ).toEqual(exact.attributes);
-    });
-
-    it('stores values beyond its column ranges, clamped, with the attributes as sent', async () => {
-      const far = 10_413_792_000_000_000_000n; // 2300-01-01, past the int64 nanosecond range
-      const late = makeToolSpan({ timeMs: T0 });
-      late.startTimeUnixNano = 2n ** 64n;
-      late.events[0] = { timeUnixNano: far, name: 'loopguard.nudge', attributes: {} };
-      const long = makeToolSpan({ timeMs: T0 + 1, scope: 'long', count: 2, tool: 'sleep' });
-      long.durationNs = 2n ** 64n - 1n;
-      const big = makeToolSpan({
-        timeMs: T0 + 2,
-        scope: 'big',
-        attributes: {
-          'loopguard.streak': '3000000000',
-          'loopguard.count': '-3000000000',
-          'loopguard.nudge.level': '99999999999',
-        },
-      });
-      const good = makeToolSpan({ timeMs: T0 + 3, scope: 'good' });
-      await store.insert([late, long, big, good]);
-      await store.insert([{ ...long, spanId: hexId(8) }]); // the rollups add up two huge durations
-      const maxMs = 9_223_372_036_854; // 2262-04-11T23:47:16.854Z
-      const [l] = await store.trace(late.traceId);
-      expect(l!.start).toBe(maxMs);
-      expect(l!.events.map((e) => e.time)).toEqual([maxMs]);
-      const [d] = await store.trace(long.traceId);
-      expect(d!.durationMs).toBeCloseTo(2 ** 63 / 1e6, -3);
-      expect((await store.trace(big.traceId))[0]!.attributes).toEqual(big.attributes);
-      const bigCall = (await store.session('big'))!.calls[0]!;
-      expect([bigCall.streak, bigCall.count]).toEqual([0, 0]);
-      expect((await store.trace(good.traceId)).length).toBe(1);
-      const sleep = (await store.hotspots({ ...all, tool: 'sleep' })).rows[0]!;
-      expect(sleep.calls).toBe(2);
-      expect(sleep.repeatSeconds).toBeGreaterThan(9e9);
-      expect((await store.counters()).ingestedSpans).toBe(5);
-    });
-
     it('commits concurrent inserts independently', async () => {
       const batches = Array.from({ length: 20 }, (_, b) =>
         Array.from({ length: 50 }, (_, i) => makeToolSpan({ scope: `s${b}`, timeMs: T0 + i })),
@@ -520,5 +432,6 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       await expect(store.insert([makeToolSpan()])).rejects.toThrow();
     });
   });
+  describeFidelityConformance(name, makeStore);
   describePagingConformance(name, makeStore);
 }
