@@ -74,6 +74,7 @@ export class Replayer {
     const call = { scope, tool: line.tool, args: line.args };
     const before = this.engine.beforeCall(call);
     // A call that never ran (blocked when it was recorded) has no outcome to report.
+    if (line.ran === false && before.action !== 'block') this.engine.cancelCall(call);
     const decision =
       before.action === 'block' || line.ran === false
         ? before

@@ -123,6 +123,17 @@ describe('loopguard replay --json', () => {
     expect(out[5]!.ran).toBeUndefined();
   });
 
+  it('leaves no trace of a call that never ran in the pairing of later calls (string or no args)', async () => {
+    for (const args of ['"{\\"cmd\\":\\"npm test\\"}"', undefined]) {
+      const line = (extra: string) =>
+        `{"tool":"run_tests"${args === undefined ? '' : `,"args":${args}`}${extra}}`;
+      const { stdout } = await replay(file([line(',"ran":false'), line(''), line(''), line('')]));
+      const out = records(stdout);
+      expect(out.map((r) => r.streak)).toEqual([1, 2, 3, 4]);
+      expect(out.map((r) => r.action)).toEqual(['allow', 'allow', 'nudge', 'allow']);
+    }
+  });
+
   it('reports bad lines by number and replays every other line', async () => {
     const path = file([
       '{"tool":"grep","args":{"q":1}}',

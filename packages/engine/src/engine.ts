@@ -8,7 +8,7 @@ import { countAttempt, streakFinding } from './axes/streak.js';
 import { NEVER_NUDGED } from './config/defaults.js';
 import { loadConfig } from './config/resolve.js';
 import { resolvePolicy } from './effective-policy.js';
-import { addInFlight, takeInFlight } from './in-flight.js';
+import { addInFlight, dropNewestInFlight, takeInFlight } from './in-flight.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
 import { ScopeMap } from './scopes.js';
 import { argsDigest, digestSignature, resultHash } from './signature.js';
@@ -229,9 +229,17 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return decide(ctx, scopeKey, hash, findings);
   };
 
+  const cancelCall = (call: CallInput): void => {
+    const scope = scopes.peek(call.scope ?? DEFAULT_SCOPE, now());
+    if (scope?.pending === undefined) return;
+    const digest = argsDigest(call.args, policyOf(call.tool).ignoreArgs);
+    dropNewestInFlight(scope, call.tool, call.args, digestSignature(call.tool, digest));
+  };
+
   return {
     beforeCall,
     afterCall,
+    cancelCall,
     resetScope: (scope = DEFAULT_SCOPE) => scopes.delete(scope),
     haltDecision: (scope = DEFAULT_SCOPE) => scopes.peek(scope, now())?.halt,
     config,

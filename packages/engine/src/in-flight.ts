@@ -39,6 +39,25 @@ export function takeInFlight(
   return undefined;
 }
 
+/** Removes the newest call in flight with this tool and arguments object, else with this signature. */
+export function dropNewestInFlight(
+  scope: ScopeState,
+  tool: string,
+  args: unknown,
+  signature: string,
+): void {
+  const calls = scope.pending === undefined ? [] : [scope.pending, ...(scope.morePending ?? [])];
+  for (const sameArgs of [true, false]) {
+    for (let i = calls.length - 1; i >= 0; i--) {
+      const call = calls[i]!;
+      if (sameArgs ? matches(call, tool, args, undefined) : call.signature === signature) {
+        takeAt(scope, i);
+        return;
+      }
+    }
+  }
+}
+
 function matches(
   call: PendingCall,
   tool: string | undefined,

@@ -171,6 +171,11 @@ export interface Engine {
   beforeCall(call: CallInput): BeforeDecision;
   /** After the call ran: allow, nudge, warn, block or halt. */
   afterCall(call: AfterCallInput): Decision;
+  /**
+   * A call `beforeCall` allowed will not run after all (approval denied, run cancelled): forget
+   * it, so no later `afterCall` is paired with it. Its attempt still counts for the streak.
+   */
+  cancelCall(call: CallInput): void;
   /** A new user turn: forget everything of that scope. */
   resetScope(scope?: string): void;
   /** The first block or halt recorded in the scope, if any. */

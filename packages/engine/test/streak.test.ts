@@ -248,6 +248,28 @@ describe('beforeCall / afterCall pairing', () => {
     expect(engine.afterCall({ tool: 'write_file', args: args[64], result: 'ok' }).count).toBe(1);
   });
 
+  it('cancelCall forgets an allowed call that never ran; its attempt still counts', () => {
+    const engine = engineWith();
+    // string arguments: every call's args are equal (===), so only cancelling keeps them apart
+    const args = '{"cmd":"npm test"}';
+    expect(engine.beforeCall({ tool: 'run_tests', args }).streak).toBe(1);
+    engine.cancelCall({ tool: 'run_tests', args });
+    const after = [2, 3, 4].map((i) => {
+      engine.beforeCall({ tool: 'run_tests', args });
+      return engine.afterCall({ tool: 'run_tests', args, result: `r${i}` });
+    });
+    expect(after.map((d) => d.streak)).toEqual([2, 3, 4]);
+    expect(after.map((d) => d.action)).toEqual(['allow', 'nudge', 'allow']);
+    // cancelling takes the newest of equal calls in flight, and nothing when none is
+    const objects = [{ q: 1 }, { q: 1 }];
+    for (const a of objects) engine.beforeCall({ tool: 'lookup_z', args: a });
+    engine.cancelCall({ tool: 'lookup_z', args: { q: 1 } });
+    expect(engine.afterCall({ tool: 'lookup_z', args: objects[0], result: 'r' }).streak).toBe(1);
+    engine.cancelCall({ tool: 'lookup_z', args: { q: 1 } });
+    engine.cancelCall({ scope: 'nowhere', tool: 'lookup_z', args: {} });
+    expect(engine.scopeCount()).toBe(1);
+  });
+
   it('a blocked call does not disturb the calls in flight', () => {
     const engine = engineWith({
       guardrails: { hardStop: true, hardStopAfter: { repetition: 2 } },
