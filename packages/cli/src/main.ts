@@ -13,7 +13,8 @@ Usage:
   loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
                       [--db .loopguard/loopguard.duckdb] [--retention 7d] [--token T]
                       [--store clickhouse://...]
-  loopguard demo [--port 4318] [--sessions N]
+  loopguard demo [--port 4318] [--host 127.0.0.1] [--db .loopguard/demo.duckdb]
+                 [--interval-ms 1500]
   loopguard --help | --version
 
 replay    runs a recorded session through the repetition engine. Input lines are calls

@@ -16,6 +16,8 @@ export interface OtlpParseResult {
   calls: ReplayLine[];
   /** `execute_tool` spans left out because they carry no tool name or no captured arguments. */
   skipped: number;
+  /** Lines of a JSON-lines export that could not be read (the others are replayed). */
+  errors: { line: number; message: string }[];
 }
 
 /** Raised when the input is not an OTLP JSON trace export; names the line when it is JSON lines. */
@@ -39,27 +41,34 @@ const STATUS_ERROR = 2;
  * into replay lines ordered by span start time.
  */
 export function parseOtlpTrace(json: unknown): OtlpParseResult {
-  const requests = typeof json === 'string' ? parseText(json) : asRequests(json, 'input');
-  const collected: Collected[] = [];
-  let skipped = 0;
+  const errors: OtlpParseResult['errors'] = [];
+  const requests = typeof json === 'string' ? parseText(json, errors) : asRequests(json, 'input');
+  const tools: { span: Json; attrs: Map<string, unknown> }[] = [];
   for (const [r, request] of requests.entries()) {
     const where = requests.length > 1 ? `request ${r + 1}` : 'input';
     for (const span of spansOf(request, where)) {
       const attrs = attributesOf(span.attributes);
-      if (!isToolSpan(span, attrs)) continue;
-      const line = toReplayLine(span, attrs);
-      if (line === undefined) {
-        skipped += 1;
-        continue;
-      }
-      collected.push({ start: timeOf(span.startTimeUnixNano), index: collected.length, line });
+      if (isToolSpan(span, attrs)) tools.push({ span, attrs });
     }
   }
+  // Arguments captured on some spans: capture was on, and a span without them had none.
+  const captured = tools.some(({ attrs }) => attrs.has(ARGUMENTS));
+  const collected: Collected[] = [];
+  let skipped = 0;
+  for (const { span, attrs } of tools) {
+    const line = toReplayLine(span, attrs, captured);
+    if (line === undefined) {
+      skipped += 1;
+      continue;
+    }
+    collected.push({ start: timeOf(span.startTimeUnixNano), index: collected.length, line });
+  }
   collected.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.index - b.index));
-  return { calls: collected.map((c) => c.line), skipped };
+  return { calls: collected.map((c) => c.line), skipped, errors };
 }
 
-function parseText(text: string): unknown[] {
+function parseText(input: string, errors: OtlpParseResult['errors']): unknown[] {
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const trimmed = text.trim();
   if (trimmed === '') throw new OtlpInputError('OTLP input is empty');
   try {
@@ -67,17 +76,22 @@ function parseText(text: string): unknown[] {
   } catch (error) {
     if (error instanceof OtlpInputError) throw error;
   }
+  // JSON lines (the Collector's file exporter): a bad line is reported, the others are read
   const requests: unknown[] = [];
   for (const [i, raw] of text.split(/\r?\n/).entries()) {
     if (raw.trim() === '') continue;
-    let value: unknown;
     try {
-      value = JSON.parse(raw);
+      requests.push(...asRequests(JSON.parse(raw), `line ${i + 1}`));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new OtlpInputError(`line ${i + 1}: not JSON (${reason})`);
+      errors.push({
+        line: i + 1,
+        message: error instanceof OtlpInputError ? reason : `not JSON (${reason})`,
+      });
     }
-    requests.push(...asRequests(value, `line ${i + 1}`));
+  }
+  if (requests.length === 0 && errors[0] !== undefined) {
+    throw new OtlpInputError(`line ${errors[0].line}: ${errors[0].message}`);
   }
   return requests;
 }
@@ -118,21 +132,25 @@ function isToolSpan(span: Json, attrs: Map<string, unknown>): boolean {
   return typeof span.name === 'string' && span.name.startsWith('execute_tool ');
 }
 
-function toReplayLine(span: Json, attrs: Map<string, unknown>): ReplayLine | undefined {
+const ARGUMENTS = 'gen_ai.tool.call.arguments';
+
+function toReplayLine(
+  span: Json,
+  attrs: Map<string, unknown>,
+  captured: boolean,
+): ReplayLine | undefined {
   const named = attrs.get('gen_ai.tool.name');
   const fromSpanName =
     typeof span.name === 'string' ? span.name.slice('execute_tool '.length).trim() : '';
   const tool = typeof named === 'string' && named !== '' ? named : fromSpanName;
-  const rawArgs = attrs.get('gen_ai.tool.call.arguments');
-  if (tool === '' || rawArgs === undefined) return undefined;
+  const rawArgs = attrs.get(ARGUMENTS);
+  if (tool === '' || (rawArgs === undefined && !captured)) return undefined;
   const scope =
     stringAttr(attrs, 'loopguard.scope') ??
     stringAttr(attrs, 'gen_ai.conversation.id') ??
     traceIdOf(span.traceId);
-  const line: ReplayCall = {
-    tool,
-    args: typeof rawArgs === 'string' ? parseMaybeJson(rawArgs) : rawArgs,
-  };
+  const line: ReplayCall = { tool };
+  if (rawArgs !== undefined) line.args = typeof rawArgs === 'string' ? parseMaybeJson(rawArgs) : rawArgs;
   if (scope !== undefined) line.scope = scope;
   // A call loopguard blocked never ran: an attempt for the streak, not a failure.
   if (attrs.get('error.type') === 'loopguard.blocked') {

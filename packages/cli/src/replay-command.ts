@@ -1,4 +1,4 @@
-import { createReadStream, statSync } from 'node:fs';
+import { accessSync, constants, createReadStream, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { createEngine } from '@loopguard/engine';
@@ -26,8 +26,10 @@ async function* jsonlLines(
   const input = createReadStream(file, { encoding: 'utf8' });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
-  for await (const text of lines) {
+  for await (const raw of lines) {
     line += 1;
+    // a byte-order mark some editors write before the first line
+    const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
     if (text.trim() === '') continue;
     yield { line, value: parseReplayText(text) };
   }
@@ -37,7 +39,8 @@ async function* otlpLines(
   file: string,
   err: NodeJS.WritableStream,
 ): AsyncGenerator<{ line: number; value: ReplayLine | string }> {
-  const { calls, skipped } = parseOtlpTrace(await readFile(file, 'utf8'));
+  const { calls, skipped, errors } = parseOtlpTrace(await readFile(file, 'utf8'));
+  for (const { line, message } of errors) yield { line, value: message };
   if (skipped > 0) {
     err.write(
       `loopguard: ${skipped} tool span(s) without captured arguments were left out; record with ` +
@@ -47,9 +50,22 @@ async function* otlpLines(
   for (const [i, call] of calls.entries()) yield { line: i + 1, value: call };
 }
 
+/** Writes a chunk, waiting while the stream's buffer is full (a slow pipe, a large replay). */
+async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
+  if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', resolve));
+}
+
 /** Runs `loopguard replay`; returns the exit code (2 when some lines were bad). */
 export async function runReplay(options: ReplayOptions): Promise<number> {
   const size = statSync(options.file).size;
+  if (options.config !== undefined) {
+    // a file named on the command line must be there: a replay under defaults would mislead
+    try {
+      accessSync(options.config, constants.R_OK);
+    } catch (error) {
+      throw new Error(`cannot read --config ${options.config}: ${(error as Error).message}`);
+    }
+  }
   const engine = createEngine({
     configFile: options.config,
     onDiagnostic: (m) => options.err.write(`loopguard: ${m}\n`),
@@ -70,11 +86,20 @@ export async function runReplay(options: ReplayOptions): Promise<number> {
       options.err.write(`${options.file}:${line}: ${value}\n`);
       continue;
     }
-    const record = replayer.play(value);
+    let record: ReturnType<Replayer['play']>;
+    try {
+      record = replayer.play(value);
+    } catch (error) {
+      // a line the engine cannot take (arguments nested thousands deep): reported like a bad line
+      const message = `the engine failed on this line: ${(error as Error).message}`;
+      errors.push({ line, message });
+      options.err.write(`${options.file}:${line}: ${message}\n`);
+      continue;
+    }
     if (record === undefined) continue;
     summary.add(record);
-    if (options.json) options.out.write(`${JSON.stringify(record)}\n`);
-    else if (options.all || record.action !== 'allow') options.out.write(`${tableRow(record)}\n`);
+    if (options.json) await write(options.out, `${JSON.stringify(record)}\n`);
+    else if (options.all || record.action !== 'allow') await write(options.out, `${tableRow(record)}\n`);
   }
   if (progress) options.err.write('\r\x1b[K');
   if (!options.json) {

@@ -73,7 +73,8 @@ describe('parseOtlpTrace', () => {
       (tracer) => tracer.startSpan('invoke_agent demo', { startTime: T0 }).end(T0 + 50),
     );
     const { calls, skipped } = parseOtlpTrace(JSON.parse(text));
-    expect(skipped).toBe(1);
+    // arguments are captured on the other spans: read_file was called without any
+    expect(skipped).toBe(0);
     const jobTrace = spans.find((s) => s.name === 'execute_tool job_status')!.spanContext().traceId;
     expect(calls).toEqual([
       { scope: 'conv-2', tool: 'bash', args: { cmd: 'make' }, ok: false },
@@ -85,7 +86,11 @@ describe('parseOtlpTrace', () => {
         result: 'src/a.ts:1: TODO',
       },
       { scope: jobTrace, tool: 'job_status', args: 'not json', ok: true },
+      { scope: 'conv-1', tool: 'read_file', ok: true },
     ]);
+    // without any captured arguments the export cannot be replayed
+    const bare = exportSpans([{ tool: 'read_file', start: T0, attrs: {} }]);
+    expect(parseOtlpTrace(bare.text)).toMatchObject({ calls: [], skipped: 1 });
   });
 
   it('accepts the JSON-lines file the Collector file exporter writes, and the raw text', () => {
@@ -238,8 +243,12 @@ describe('parseOtlpTrace', () => {
   it('rejects input that is not an OTLP trace export with a clear error', () => {
     expect(() => parseOtlpTrace({ spans: [] })).toThrow(OtlpInputError);
     expect(() => parseOtlpTrace('')).toThrow(/empty/);
-    expect(() => parseOtlpTrace('{"resourceSpans":[]}\n{oops')).toThrow(/line 2: not JSON/);
-    expect(() => parseOtlpTrace('{"resourceSpans":[]}\n{"foo":1}')).toThrow(/line 2: not an OTLP/);
-    expect(parseOtlpTrace({ resourceSpans: [] })).toEqual({ calls: [], skipped: 0 });
+    expect(() => parseOtlpTrace('{oops\n{"foo":1}')).toThrow(/line 1: not JSON/);
+    expect(parseOtlpTrace({ resourceSpans: [] })).toEqual({ calls: [], skipped: 0, errors: [] });
+    // JSON lines: a bad line is reported by number, the other lines are still read
+    const { errors } = parseOtlpTrace('\ufeff{"resourceSpans":[]}\n{oops\n{"foo":1}\n');
+    expect(errors.map((e) => e.line)).toEqual([2, 3]);
+    expect(errors[0]!.message).toMatch(/^not JSON/);
+    expect(errors[1]!.message).toMatch(/line 3: not an OTLP trace export/);
   });
 });

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { signatureOf } from '@loopguard/engine';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ReplayRecord } from '../src/replay.js';
 import { runReplay } from '../src/replay-command.js';
@@ -155,32 +156,78 @@ describe('loopguard replay --json', () => {
 
 describe('loopguard replay --otlp', () => {
   it('replays the execute_tool spans of a real OTLP/JSON export and says how many it left out', async () => {
-    const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
-      spanProcessors: [new SimpleSpanProcessor(exporter)],
-    });
-    const tracer = provider.getTracer('replay-otlp-test');
-    for (let i = 0; i < 4; i++) {
-      const captured = i < 3 ? { 'gen_ai.tool.call.arguments': '{"q":"TODO"}' } : {};
-      tracer
-        .startSpan('execute_tool grep', {
-          startTime: 1_767_000_000_000 + i,
-          attributes: { 'gen_ai.tool.name': 'grep', 'loopguard.scope': 'conv-1', ...captured },
-        })
-        .end();
-    }
-    const text = new TextDecoder().decode(
-      JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans()),
-    );
-    const path = file([text]);
-    const { code, stdout, stderr } = await replay(path, { otlp: true });
+    const exportOf = (calls: [string, string | undefined][]) => {
+      const exporter = new InMemorySpanExporter();
+      const provider = new BasicTracerProvider({
+        spanProcessors: [new SimpleSpanProcessor(exporter)],
+      });
+      const tracer = provider.getTracer('replay-otlp-test');
+      for (const [i, [tool, args]] of calls.entries()) {
+        const captured = args === undefined ? {} : { 'gen_ai.tool.call.arguments': args };
+        tracer
+          .startSpan(`execute_tool ${tool}`, {
+            startTime: 1_767_000_000_000 + i,
+            attributes: { 'gen_ai.tool.name': tool, 'loopguard.scope': 'conv-1', ...captured },
+          })
+          .end();
+      }
+      return new TextDecoder().decode(
+        JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans()),
+      );
+    };
+    // captured arguments: a span without them is a call without arguments (loopguard records none)
+    const grep: [string, string] = ['grep', '{"q":"TODO"}'];
+    const whoami: [string, undefined] = ['whoami', undefined];
+    const mixed = file([exportOf([grep, whoami, grep, whoami, grep])]);
+    const { code, stdout, stderr } = await replay(mixed, { otlp: true });
     expect(code).toBe(0);
-    expect(records(stdout).map((r) => [r.scope, r.tool, r.streak])).toEqual([
-      ['conv-1', 'grep', 1],
-      ['conv-1', 'grep', 2],
-      ['conv-1', 'grep', 3],
+    expect(records(stdout).map((r) => [r.tool, r.streak])).toEqual([
+      ['grep', 1],
+      ['whoami', 1],
+      ['grep', 1],
+      ['whoami', 1],
+      ['grep', 1],
     ]);
-    expect(stderr).toContain('1 tool span(s) without captured arguments were left out');
+    expect(records(stdout)[1]!.signature).toBe(signatureOf('whoami', {}));
+    expect(stderr).toBe('');
+    // nothing captured: recorded without capture, nothing to replay
+    const bare = await replay(file([exportOf([whoami, ['grep', undefined]])]), { otlp: true });
+    expect(bare.stdout).toBe('');
+    expect(bare.stderr).toContain('2 tool span(s) without captured arguments were left out');
+    // a JSON-lines export with a cut line: that line is reported, the others replayed
+    const lines = [exportOf([grep]), '{"resourceSpans": [', exportOf([grep])];
+    const cut = await replay(file(lines), { otlp: true });
+    expect(cut.code).toBe(2);
+    expect(records(cut.stdout).map((r) => r.streak)).toEqual([1, 2]);
+    expect(cut.stderr).toMatch(/:2: not JSON/);
+  });
+});
+
+describe('loopguard replay: awkward input', () => {
+  it('reads a file that starts with a byte-order mark', async () => {
+    const path = file(['\ufeff{"tool":"grep","args":{"q":1}}', '{"tool":"grep","args":{"q":1}}']);
+    const { code, stdout } = await replay(path);
+    expect(code).toBe(0);
+    expect(records(stdout).map((r) => r.streak)).toEqual([1, 2]);
+  });
+
+  it('reports a line the engine cannot take, and replays the others', async () => {
+    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const path = file([
+      '{"tool":"grep","args":{"q":1}}',
+      `{"tool":"grep","args":${deep}}`,
+      '{"tool":"grep","args":{"q":1}}',
+    ]);
+    const { code, stdout, stderr } = await replay(path);
+    expect(code).toBe(2);
+    expect(records(stdout).map((r) => r.i)).toEqual([1, 3]);
+    expect(stderr).toContain(`${path}:2: the engine failed on this line`);
+  });
+
+  it('refuses a --config file it cannot read instead of replaying under defaults', async () => {
+    await expect(replay(SAMPLE, { config: '/nonexistent/loopguard.json' })).rejects.toThrow(
+      'cannot read --config /nonexistent/loopguard.json',
+    );
   });
 });
 
@@ -210,6 +257,20 @@ describe('the loopguard binary', () => {
     const bad = spawnSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8' });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it('stops quietly when the reader of its output goes away (| head)', async () => {
+    const child = spawn(process.execPath, [bin, 'replay', '--json', SAMPLE], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('config check names each bad key and value, and accepts a good file', () => {

@@ -83,6 +83,17 @@ describe('configuration layers', () => {
 });
 
 describe('reference 002 compatibility', () => {
+  it('reads a file that starts with a byte-order mark', () => {
+    for (const name of ['c.json', 'c.yaml']) {
+      const text = name.endsWith('.json')
+        ? '\ufeff{"guardrails":{"hardStop":true}}'
+        : '\ufeffguardrails:\n  hardStop: true\n';
+      const { config, issues } = parseConfigText(text, name);
+      expect(issues).toEqual([]);
+      expect(config.guardrails?.hardStop).toBe(true);
+    }
+  });
+
   it('reads nested sections, flat legacy keys, hard_stop_enabled and warnings_enabled; nested wins', () => {
     const yaml = [
       'tool_loop_guardrails:',

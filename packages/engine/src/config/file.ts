@@ -26,7 +26,9 @@ export function findConfigFile(
 }
 
 /** Parses configuration text (JSON or YAML) in either the native or the reference-002 shape. */
-export function parseConfigText(text: string, fileName: string): ConfigCheck {
+export function parseConfigText(input: string, fileName: string): ConfigCheck {
+  // a byte-order mark some editors write (JSON.parse refuses it)
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   let raw: unknown;
   try {
     raw = extname(fileName) === '.json' ? JSON.parse(text) : parseYaml(text);
