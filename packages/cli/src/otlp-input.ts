@@ -150,7 +150,8 @@ function toReplayLine(
     stringAttr(attrs, 'gen_ai.conversation.id') ??
     traceIdOf(span.traceId);
   const line: ReplayCall = { tool };
-  if (rawArgs !== undefined) line.args = typeof rawArgs === 'string' ? parseMaybeJson(rawArgs) : rawArgs;
+  if (rawArgs !== undefined)
+    line.args = typeof rawArgs === 'string' ? parseMaybeJson(rawArgs) : rawArgs;
   if (scope !== undefined) line.scope = scope;
   // A call loopguard blocked never ran: an attempt for the streak, not a failure.
   if (attrs.get('error.type') === 'loopguard.blocked') {

@@ -99,7 +99,8 @@ export async function runReplay(options: ReplayOptions): Promise<number> {
     if (record === undefined) continue;
     summary.add(record);
     if (options.json) await write(options.out, `${JSON.stringify(record)}\n`);
-    else if (options.all || record.action !== 'allow') await write(options.out, `${tableRow(record)}\n`);
+    else if (options.all || record.action !== 'allow')
+      await write(options.out, `${tableRow(record)}\n`);
   }
   if (progress) options.err.write('\r\x1b[K');
   if (!options.json) {

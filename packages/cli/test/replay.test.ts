@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { signatureOf } from '@loopguard/engine';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { signatureOf } from '@loopguard/engine';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ReplayRecord } from '../src/replay.js';
 import { runReplay } from '../src/replay-command.js';
