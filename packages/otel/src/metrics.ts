@@ -21,8 +21,8 @@ import { VERSION } from './version.js';
 
 const MAX_CACHED_TOOLS = 1024;
 const MAX_CACHED_ERROR_TYPES = 64;
-/** Series per counter before further ones fold into one overflow series (the SDK's default). */
-const MAX_SERIES = 2000;
+/** Series per counter before further ones fold into our overflow series: with it, the SDK default of 2 000. */
+const MAX_SERIES = 1999;
 const OVERFLOW: Attributes = Object.freeze({ 'otel.metric.overflow': true });
 const ACTION_INDEX: Record<Action, number> = { allow: 0, nudge: 1, warn: 2, block: 3, halt: 4 };
 const OUTCOME_INDEX: Record<Outcome, number> = { ok: 0, error: 1, blocked: 2 };

@@ -1,9 +1,11 @@
 /**
  * `node --import @loopguard/otel/register app.mjs` (ESM or CommonJS apps): guards the tool calls of
  * the agent frameworks the app loads and exports spans and metrics over OTLP, without code
- * changes. Telemetry is flushed on normal exit, SIGTERM and SIGINT.
+ * changes. Telemetry is flushed on normal exit, SIGTERM and SIGINT, and before the process ends
+ * on an uncaught error.
  */
 import { register as registerLoader } from 'node:module';
+import { inspect } from 'node:util';
 import { diag } from '@opentelemetry/api';
 import { INSTRUMENTED_MODULES } from './instrumentation.js';
 import { type LoopguardHandle, startLoopguard } from './setup.js';
@@ -18,18 +20,35 @@ function registerEsmHook(): void {
   }
 }
 
+/** Longest wait for the export when the process is going down on an uncaught error. */
+const CRASH_FLUSH_MS = 3000;
+
 function onExit(handle: LoopguardHandle): void {
   process.once('beforeExit', () => {
     void handle.shutdown();
   });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
+      // Counted now: an app's own `once` handler is gone by the time the flush is done.
+      const handledByApp = process.listenerCount(signal) > 0;
       void handle.shutdown().finally(() => {
         // Nobody else handles the signal: let it terminate the process as it would have.
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+        if (!handledByApp) process.kill(process.pid, signal);
       });
     });
   }
+  // An uncaught error (a LoopHaltError nobody catches included) would end the process before the
+  // spans that show it are exported. Unless the app handles such errors itself, print it as Node
+  // would, flush (at most CRASH_FLUSH_MS) and exit with code 1.
+  const onUncaught = (error: unknown) => {
+    if (process.listenerCount('uncaughtException') > 1) return;
+    process.removeListener('uncaughtException', onUncaught);
+    process.stderr.write(`${inspect(error)}\n\nNode.js ${process.version}\n`);
+    process.exitCode = 1;
+    const timer = new Promise<void>((resolve) => setTimeout(resolve, CRASH_FLUSH_MS).unref());
+    void Promise.race([handle.shutdown(), timer]).finally(() => process.exit(1));
+  };
+  process.on('uncaughtException', onUncaught);
 }
 
 function start(): LoopguardHandle | undefined {

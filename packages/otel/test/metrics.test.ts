@@ -187,6 +187,24 @@ describe('metrics', () => {
     });
   });
 
+  it('loses no call past the SDK series limit: the extra series fold into one overflow series', async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({
+      tracerProvider: telemetry.tracerProvider,
+      meterProvider: telemetry.meterProvider,
+      engine: quiet,
+    });
+    let calls = 0;
+    for (let i = 0; i < 2001; i++) {
+      for (let k = 0; k < (i === 1999 ? 50 : 1); k++, calls++)
+        await guard.traceToolCall({ tool: `tool_${i}`, args: { k } }, () => 'ok');
+    }
+    const points = ((await telemetry.metrics()).get('loopguard.tool.calls')?.dataPoints ??
+      []) as DataPoint<number>[];
+    expect(points.reduce((sum, p) => sum + p.value, 0)).toBe(calls);
+    expect(points.length).toBeLessThanOrEqual(2000);
+  });
+
   it('counts only calls made while a global meter provider is registered', async () => {
     telemetry = createTelemetry();
     const guard = createGuard({ tracerProvider: telemetry.tracerProvider, engine: quiet });

@@ -144,6 +144,31 @@ describe('node --import @loopguard/otel/register', () => {
     expect((sink as OtlpSink).metricNames().has('loopguard.tool.calls')).toBe(true);
   });
 
+  it("lets an app's own SIGTERM handler finish its graceful shutdown", async () => {
+    const run = await runFixture('mcp-loop.mjs', 'loop-drain', {
+      env: { HOLD_OPEN: '1', DRAIN_ON_SIGTERM: '1', OTEL_BSP_SCHEDULE_DELAY: '600000' },
+      onLine: (line, kill) => {
+        if (line.done) kill('SIGTERM');
+      },
+    });
+    expect(run.signal).toBeNull();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.lines.at(-1)).toEqual({ drained: true });
+    const spans = (sink as OtlpSink).spans().filter((s) => s.name === 'execute_tool create_issue');
+    expect(spans).toHaveLength(9);
+  });
+
+  it('exports the spans before the process ends on an uncaught error', async () => {
+    const run = await runFixture('mcp-loop.mjs', 'loop-crash', {
+      env: { CRASH: '1', OTEL_BSP_SCHEDULE_DELAY: '600000' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Error: the agent crashed after its loop');
+    const spans = (sink as OtlpSink).spans().filter((s) => s.name === 'execute_tool create_issue');
+    expect(spans).toHaveLength(9);
+    expect(spans[7]?.attributes['loopguard.action']).toBe('block');
+  });
+
   it('uses a tracer provider the app registered first instead of starting its own SDK', async () => {
     const run = await runFixture('mcp-loop.mjs', 'loop-own', { preload: ['./own-sdk.mjs'] });
     expect(run.code, run.stderr).toBe(0);
