@@ -35,7 +35,7 @@ const MCP_CLIENT_FILES = [
 const FRAMEWORKS: ModulePatch[] = [
   {
     module: 'ai',
-    versions: ['>=5.0.0 <7'],
+    versions: ['>=5.0.0 <8'],
     patch: (exports, guard) =>
       patchAiSdk(exports, { guard }) ? exports : guardedAiSdkExports(exports, { guard }),
   },

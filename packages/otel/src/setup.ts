@@ -1,4 +1,6 @@
 import {
+  DiagConsoleLogger,
+  DiagLogLevel,
   diag,
   metrics,
   type ProxyTracerProvider,
@@ -35,6 +37,13 @@ export function hasGlobalTracerProvider(): boolean {
   return delegate.constructor?.name !== 'NoopTracerProvider';
 }
 
+/** Whether an OpenTelemetry setup is already running: a global tracer or meter provider. */
+function hasGlobalProvider(): boolean {
+  return (
+    hasGlobalTracerProvider() || metrics.getMeterProvider().constructor?.name !== 'NoopMeterProvider'
+  );
+}
+
 async function flushGlobal(): Promise<void> {
   const providers: unknown[] = [delegateOf(trace.getTracerProvider()), metrics.getMeterProvider()];
   await Promise.all(
@@ -45,30 +54,53 @@ async function flushGlobal(): Promise<void> {
   );
 }
 
-function onHaltFrom(env: Record<string, string | undefined>): 'throw' | 'return' | undefined {
+type Warn = (message: string, error?: unknown) => void;
+
+function onHaltFrom(
+  env: Record<string, string | undefined>,
+  warn: Warn,
+): 'throw' | 'return' | undefined {
   const value = env.LOOPGUARD_ON_HALT?.trim().toLowerCase();
   if (value === 'throw' || value === 'return') return value;
-  if (value) diag.warn(`loopguard: LOOPGUARD_ON_HALT must be "throw" or "return", got "${value}"`);
+  if (value) warn(`loopguard: LOOPGUARD_ON_HALT must be "throw" or "return", got "${value}"`);
   return undefined;
+}
+
+/**
+ * `OTEL_LOG_LEVEL` when loopguard starts no SDK (the SDK applies it otherwise), unless a diag
+ * logger is registered already: loopguard's own warnings stay visible with the SDK disabled.
+ */
+function applyLogLevel(env: Record<string, string | undefined>): void {
+  const name = env.OTEL_LOG_LEVEL?.trim().toUpperCase();
+  const level = name ? DiagLogLevel[name as keyof typeof DiagLogLevel] : undefined;
+  if (level === undefined) return;
+  const api = (globalThis as Record<symbol, { diag?: unknown } | undefined>)[
+    Symbol.for('opentelemetry.js.api.1')
+  ];
+  if (api?.diag !== undefined) return;
+  diag.setLogger(new DiagConsoleLogger(), { logLevel: level });
 }
 
 /**
  * What `register` does: creates the default guard, patches the agent frameworks, and starts the
  * OpenTelemetry Node SDK (OTLP export configured by the standard `OTEL_*` variables) unless a
- * global tracer provider is already registered or `OTEL_SDK_DISABLED=true`. Loop guarding stays
+ * global tracer or meter provider is already registered or `OTEL_SDK_DISABLED=true`. Loop guarding stays
  * on in every case.
  */
 export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
   const env = options.env ?? process.env;
+  // said once the diag logger is set up (by the SDK, from OTEL_LOG_LEVEL)
+  const early: [string, unknown][] = [];
+  const warn: Warn = (message, error) => early.push([message, error]);
   try {
-    setGuard(createGuard({ onHalt: onHaltFrom(env) }));
+    setGuard(createGuard({ onHalt: onHaltFrom(env, warn) }));
   } catch (error) {
-    diag.warn('loopguard: invalid configuration; the default guard uses built-in defaults', error);
+    warn('loopguard: invalid configuration; the default guard uses built-in defaults', error);
   }
   const instrumentation = new LoopguardInstrumentation();
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
   let sdk: NodeSDK | undefined;
-  if (!disabled && !hasGlobalTracerProvider()) {
+  if (!disabled && !hasGlobalProvider()) {
     try {
       sdk = new NodeSDK({ instrumentations: [instrumentation] });
       sdk.start();
@@ -77,7 +109,11 @@ export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
       sdk = undefined;
     }
   }
-  if (!sdk) registerInstrumentations({ instrumentations: [instrumentation] });
+  if (!sdk) {
+    applyLogLevel(env);
+    registerInstrumentations({ instrumentations: [instrumentation] });
+  }
+  for (const [message, error] of early) diag.warn(message, ...(error === undefined ? [] : [error]));
 
   let stopping: Promise<void> | undefined;
   const safely = (what: string, work: () => Promise<void>) =>

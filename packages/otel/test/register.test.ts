@@ -181,6 +181,27 @@ describe('node --import @loopguard/otel/register', () => {
     expect((sink as OtlpSink).requests().filter((r) => r.path === '/v1/traces')).toHaveLength(0);
   });
 
+  it('starts no SDK of its own when the app registered only a meter provider', async () => {
+    const run = await runFixture('mcp-loop.mjs', 'loop-own-metrics', {
+      preload: ['./own-metrics.mjs'],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.lines).toContainEqual({ metric: 'loopguard.tool.calls' });
+    expect(run.stderr).not.toContain('duplicate registration');
+    expect((sink as OtlpSink).requests()).toHaveLength(0);
+  });
+
+  for (const disabled of ['true', 'false']) {
+    it(`says what is wrong with OTEL_LOG_LEVEL=warn (OTEL_SDK_DISABLED=${disabled})`, async () => {
+      const run = await runFixture('mcp-loop.mjs', 'loop-diag', {
+        env: { OTEL_SDK_DISABLED: disabled, OTEL_LOG_LEVEL: 'warn', LOOPGUARD_ON_HALT: 'bogus' },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('LOOPGUARD_ON_HALT must be "throw" or "return", got "bogus"');
+      expect(run.stderr).not.toContain('logger will be overwritten');
+    });
+  }
+
   it('OTEL_SDK_DISABLED=true exports nothing but still guards the loop', async () => {
     const run = await runFixture('mcp-loop.mjs', 'loop-disabled', {
       env: { OTEL_SDK_DISABLED: 'true' },
