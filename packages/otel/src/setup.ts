@@ -40,7 +40,8 @@ export function hasGlobalTracerProvider(): boolean {
 /** Whether an OpenTelemetry setup is already running: a global tracer or meter provider. */
 function hasGlobalProvider(): boolean {
   return (
-    hasGlobalTracerProvider() || metrics.getMeterProvider().constructor?.name !== 'NoopMeterProvider'
+    hasGlobalTracerProvider() ||
+    metrics.getMeterProvider().constructor?.name !== 'NoopMeterProvider'
   );
 }
 

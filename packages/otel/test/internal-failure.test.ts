@@ -42,6 +42,7 @@ function brokenEngine(where: 'beforeCall' | 'afterCall' | 'haltDecision'): Engin
     beforeCall: where === 'beforeCall' ? fail : allow,
     afterCall: where === 'afterCall' ? fail : allow,
     haltDecision: where === 'haltDecision' ? fail : () => undefined,
+    cancelCall: () => {},
     resetScope: () => {},
     scopeCount: () => 0,
     config: undefined as unknown as Engine['config'],
