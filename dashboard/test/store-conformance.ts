@@ -258,6 +258,31 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       expect(paged).toMatchObject({ total: 3, rows: [{ scope: 'run-2' }] });
     });
 
+    it('picks the sessions where one call matches action, signature and search together', async () => {
+      // s1: grep x3, the third nudged; s2: grep once (allowed), then read x3, the third nudged
+      const grep = (scope: string, i: number, action: 'allow' | 'nudge') =>
+        makeToolSpan({ scope, tool: 'grep', args: 'needle', action, timeMs: T0 + i });
+      const read = (i: number, action: 'allow' | 'nudge') =>
+        makeToolSpan({ scope: 's2', tool: 'read', args: 'file', action, timeMs: T0 + i });
+      await store.insert([
+        grep('s1', 0, 'allow'),
+        grep('s1', 1, 'allow'),
+        grep('s1', 2, 'nudge'),
+        grep('s2', 10, 'allow'),
+        read(11, 'allow'),
+        read(12, 'allow'),
+        read(13, 'nudge'),
+      ]);
+      const signature = grep('s1', 0, 'allow').attributes['loopguard.signature']!;
+      const scopes = async (f: Partial<QueryFilter>) =>
+        (await store.sessions({ ...all, ...f })).rows.map((r) => r.scope).sort();
+      expect(await scopes({ action: 'nudge', signature })).toEqual(['s1']);
+      expect(await scopes({ action: 'nudge', search: 'grep' })).toEqual(['s1']);
+      expect(await scopes({ signature, search: 'read' })).toEqual([]);
+      expect(await scopes({ action: 'nudge' })).toEqual(['s1', 's2']);
+      expect(await scopes({ signature })).toEqual(['s1', 's2']);
+    });
+
     it('returns a session timeline in time order with events and attributes', async () => {
       await seed();
       const detail = await store.session('run-1');

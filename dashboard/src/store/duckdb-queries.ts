@@ -73,20 +73,22 @@ export async function querySessions(
 ): Promise<Page<SessionRow>> {
   const params: Params = {};
   const where = callWhere(filter, params, { skip: ['action', 'signature', 'search'] });
-  const having: string[] = [];
+  // one call must match every condition (not each condition some call of the session)
+  const call: string[] = [];
   if (filter.action) {
-    having.push(`count(*) FILTER ("LoopAction" = $action) > 0`);
+    call.push(`"LoopAction" = $action`);
     params.action = filter.action;
   }
   if (filter.signature) {
-    having.push(`count(*) FILTER ("Signature" = $signature) > 0`);
+    call.push(`"Signature" = $signature`);
     params.signature = filter.signature;
   }
   if (filter.search) {
-    having.push(`count(*) FILTER (contains(lower("LoopScope"), $search) OR contains(lower("Signature"), $search)
-      OR contains(lower("ToolName"), $search)) > 0`);
+    call.push(`(contains(lower("LoopScope"), $search) OR contains(lower("Signature"), $search)
+      OR contains(lower("ToolName"), $search))`);
     params.search = filter.search.toLowerCase();
   }
+  const having = call.length ? [`count(*) FILTER (${call.join(' AND ')}) > 0`] : [];
   const p = normalizePage(page, SESSION_SORTS, 'end');
   const sort = p.sort === 'worstAction' ? 'worstRank' : p.sort;
   const rows = await read(

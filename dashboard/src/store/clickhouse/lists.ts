@@ -124,18 +124,21 @@ export function sessionsSql(
     };
   }
   const conds = rawConditions(filter, params, { skip: ['action', 'signature', 'search'] });
+  // one call must match every condition (not each condition some call of the session)
+  const call: string[] = [];
   if (filter.action) {
-    having.push('countIf(LoopAction = {action:String}) > 0');
+    call.push('LoopAction = {action:String}');
     params.action = filter.action;
   }
   if (filter.signature) {
-    having.push('countIf(Signature = {signature:String}) > 0');
+    call.push('Signature = {signature:String}');
     params.signature = filter.signature;
   }
   if (filter.search) {
-    having.push(`countIf(${SEARCH_SQL}) > 0`);
+    call.push(`(${SEARCH_SQL})`);
     params.search = filter.search.toLowerCase();
   }
+  if (call.length) having.push(`countIf(${call.join(' AND ')}) > 0`);
   return {
     rollup: false,
     columns: RAW_SESSION_COLUMNS,
