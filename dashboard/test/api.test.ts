@@ -105,6 +105,25 @@ describe('JSON API', () => {
     expect(missing.error).toContain('nope');
   });
 
+  it('/api/session?scope= reaches the scopes a path cannot carry ("." and "..")', async () => {
+    const dots = await openDuckDbStore({ path: join(dir, 'dots.duckdb') });
+    await dots.insert([
+      ...makeLoop({ scope: '..', tool: 'ls', repeats: 2, startMs: T }),
+      ...makeLoop({ scope: '.', tool: 'ls', repeats: 3, startMs: T }),
+    ]);
+    const dotsApp = createApp({ store: dots, uiDir });
+    const detail = async (scope: string) =>
+      ((await (await dotsApp.request(`/api/session?scope=${scope}`)).json()) as SessionDetail)
+        .session.calls;
+    expect([await detail('..'), await detail('.')]).toEqual([2, 3]);
+    await dots.close();
+    const page = await get<SessionDetail>(
+      `/api/session?scope=${encodeURIComponent('team/run 1')}&limit=2&offset=7`,
+    );
+    expect(page.calls.map((c) => c.streak)).toEqual([8, 9]);
+    expect((await get<{ error: string }>('/api/session', 400)).error).toBe('scope is required');
+  });
+
   it('/api/series picks a bucket from the range or takes one', async () => {
     const auto = await get<Series>('/api/series?range=1h');
     expect(auto.bucketMs).toBe(30_000);
@@ -117,6 +136,11 @@ describe('JSON API', () => {
     const hourly = await get<Series>('/api/series?range=24h&bucket=1h');
     expect(hourly.bucketMs).toBe(3_600_000);
     expect((await get<Series>('/api/series?range=7d')).bucketMs).toBe(10_800_000);
+    // 2000 one-second buckets from a boundary fit; shifted by 1.5 s the range touches 2001
+    expect((await get<Series>('/api/series?from=1000&to=2001000&bucket=1s')).points).toHaveLength(
+      2000,
+    );
+    await get('/api/series?from=1500&to=2001500&bucket=1s', 400);
   });
 
   it('/api/traces/:traceId and /api/facets', async () => {
@@ -212,12 +236,16 @@ describe('UI and headers', () => {
     const index = await app.request('/');
     expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await index.text()).toContain('<title>ui</title>');
-    expect(await (await app.request('/sessions/abc')).text()).toContain('<title>ui</title>');
+    expect(await (await app.request('/sessions')).text()).toContain('<title>ui</title>');
+    // a deeper path would load ./assets/ relative to itself; a missing asset is no page either
+    expect((await app.request('/sessions/abc/')).status).toBe(404);
+    expect((await app.request('/assets/missing.js')).status).toBe(404);
     const js = await app.request('/assets/app.js');
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(js.headers.get('cache-control')).toContain('immutable');
     const traversal = await app.request('/..%2f..%2fapi.duckdb');
-    expect(await traversal.text()).toContain('<title>ui</title>');
+    expect(traversal.status).toBe(404);
+    expect(await traversal.text()).not.toContain('SQLite');
   });
 
   it('shows a placeholder page without a build', async () => {

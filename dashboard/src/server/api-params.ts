@@ -123,7 +123,8 @@ export function parseBucket(q: Query, range: { from: number; to: number }): numb
     const ms = parseDuration(given);
     if (ms === undefined || ms < 1000)
       bad(`bucket must be a duration of at least 1s (e.g. 1m, 1h), got "${given}"`);
-    if (span / ms > MAX_SERIES_POINTS)
+    // points start at the bucket boundary at or before `from`
+    if (Math.ceil((range.to - Math.floor(range.from / ms) * ms) / ms) > MAX_SERIES_POINTS)
       bad(`bucket ${given} gives more than ${MAX_SERIES_POINTS} points for this range`);
     return ms;
   }

@@ -11,6 +11,20 @@ function query(c: { req: { query(): Record<string, string> } }): Record<string, 
   return c.req.query();
 }
 
+/** One session's timeline (`/sessions/:id`, `/session?scope=`). */
+async function sessionDetail(store: Store, scope: string, q: Record<string, string>) {
+  const hasRange = Boolean(q.from || q.to || q.range);
+  const filter = hasRange ? parseRange(q) : {};
+  const page = parsePage(q, [], 5000);
+  const detail = await store.session(
+    scope,
+    { ...filter, ...(q.service ? { service: q.service } : {}) },
+    page,
+  );
+  if (!detail) throw new HttpError(404, `no session with scope "${scope}"`);
+  return detail;
+}
+
 /** The JSON API under /api (shapes in store/types.ts). */
 export function apiRoutes(store: Store): Hono {
   const app = new Hono();
@@ -23,19 +37,14 @@ export function apiRoutes(store: Store): Hono {
     const q = query(c);
     return c.json(await store.sessions(parseFilter(q), parsePage(q, SESSION_SORTS)));
   });
-  app.get('/sessions/:id', async (c) => {
+  // `/session?scope=` also reaches scopes a URL path cannot carry ("." and "..")
+  app.get('/sessions/:id', async (c) =>
+    c.json(await sessionDetail(store, c.req.param('id'), query(c))),
+  );
+  app.get('/session', async (c) => {
     const q = query(c);
-    const scope = c.req.param('id');
-    const hasRange = Boolean(q.from || q.to || q.range);
-    const filter = hasRange ? parseRange(q) : {};
-    const page = parsePage(q, [], 5000);
-    const detail = await store.session(
-      scope,
-      { ...filter, ...(q.service ? { service: q.service } : {}) },
-      page,
-    );
-    if (!detail) throw new HttpError(404, `no session with scope "${scope}"`);
-    return c.json(detail);
+    if (q.scope === undefined) throw new HttpError(400, 'scope is required');
+    return c.json(await sessionDetail(store, q.scope, q));
   });
   app.get('/series', async (c) => {
     const q = query(c);

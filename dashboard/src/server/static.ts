@@ -38,8 +38,10 @@ function file(path: string): Buffer | undefined {
 }
 
 /**
- * Serves the built UI from `dir`: existing files as they are, index.html for every other GET path
- * (client-side routes), a placeholder page when the build is missing.
+ * Serves the built UI from `dir`: existing files as they are, index.html for `/` and other
+ * one-segment paths (the UI routes in the hash; its assets load relative to the page), 404 for
+ * anything else (a missing asset, a deeper path whose page could not load its assets), a
+ * placeholder page when the build is missing.
  */
 export function uiHandler(dir: string): (c: Context) => Response {
   const root = resolve(dir);
@@ -60,6 +62,9 @@ export function uiHandler(dir: string): (c: Context) => Response {
           'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
         });
       }
+    }
+    if (path.startsWith('/assets/') || path.indexOf('/', 1) >= 0) {
+      return c.text('not found', 404, { 'Cache-Control': 'no-store' });
     }
     const index = existsSync(root) ? file(join(root, 'index.html')) : undefined;
     if (!index) return c.html(PLACEHOLDER_HTML, 200, { 'Cache-Control': 'no-store' });

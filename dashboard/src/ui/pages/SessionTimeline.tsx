@@ -26,7 +26,7 @@ function sessionUrl(): string | null {
   const s = scope();
   return s === undefined
     ? null
-    : apiUrl(`sessions/${encodeURIComponent(s)}`, { limit: CALLS_PER_PAGE, offset: offset.value });
+    : apiUrl('session', { scope: s, limit: CALLS_PER_PAGE, offset: offset.value });
 }
 
 effect(() => {
