@@ -31,18 +31,32 @@ function safeDecode(text: string): string {
   }
 }
 
-/** The hash link of a route. */
-export function hrefOf(route: Route): string {
+/** The hash link of a route, with `params` (range and filters) in its query. */
+export function hrefOf(route: Route, params: Record<string, string> = {}): string {
+  const query = new URLSearchParams();
+  let path: string;
   switch (route.page) {
     case 'overview':
-      return '#/overview';
+      path = '#/overview';
+      break;
     case 'hotspots':
-      return '#/hotspots';
+      path = '#/hotspots';
+      break;
     case 'sessions':
-      return route.signature
-        ? `#/sessions?signature=${encodeURIComponent(route.signature)}`
-        : '#/sessions';
+      path = '#/sessions';
+      if (route.signature) query.set('signature', route.signature);
+      break;
     case 'session':
-      return `#/sessions/${encodeURIComponent(route.scope)}`;
+      path = `#/sessions/${encodeURIComponent(route.scope)}`;
+      break;
   }
+  for (const [key, value] of Object.entries(params)) if (value !== '') query.set(key, value);
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** The query parameters of a location hash (`#/hotspots?range=7d` → range=7d). */
+export function hashParams(hash: string): URLSearchParams {
+  const at = hash.indexOf('?');
+  return new URLSearchParams(at < 0 ? '' : hash.slice(at + 1));
 }

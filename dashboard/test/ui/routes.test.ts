@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hrefOf, parseHash, type Route } from '../../src/ui/routes.js';
+import { hashParams, hrefOf, parseHash, type Route } from '../../src/ui/routes.js';
 
 describe('hash routes', () => {
   it('parse the documented routes', () => {
@@ -17,6 +17,22 @@ describe('hash routes', () => {
       scope: 'team/run 1',
     });
     expect(parseHash('#/nowhere')).toEqual({ page: 'overview' });
+  });
+
+  it('carry the range and filters in the query, beside the route', () => {
+    const href = hrefOf(
+      { page: 'sessions', signature: 'grep:a&b' },
+      { range: '7d', service: 'svc one', search: '' },
+    );
+    expect(href).toBe('#/sessions?signature=grep%3Aa%26b&range=7d&service=svc+one');
+    expect(parseHash(href)).toEqual({ page: 'sessions', signature: 'grep:a&b' });
+    expect(Object.fromEntries(hashParams(href))).toEqual({
+      signature: 'grep:a&b',
+      range: '7d',
+      service: 'svc one',
+    });
+    expect(parseHash('#/sessions/a%2Fb?range=1h')).toEqual({ page: 'session', scope: 'a/b' });
+    expect([...hashParams('#/hotspots')]).toEqual([]);
   });
 
   it('keep a malformed escape as text instead of throwing', () => {

@@ -120,7 +120,9 @@ describe('dashboard UI in Chromium', () => {
     await poll(() => rows.count()).toBeGreaterThan(1);
 
     await rows.filter({ hasText: grepSignature }).locator('td').first().click();
-    await poll(() => hash()).toBe(`#/sessions?signature=${encodeURIComponent(grepSignature)}`);
+    await poll(() => hash()).toBe(
+      `#/sessions?signature=${encodeURIComponent(grepSignature)}&service=demo-agent`,
+    );
     await poll(() => rows.count()).toBe(1);
     const sessionRow = rows.first();
     expect(await sessionRow.textContent()).toContain('run-grep-loop');
@@ -135,7 +137,8 @@ describe('dashboard UI in Chromium', () => {
 
   it('session timeline draws the streak as one bar with its count and markers', async () => {
     await page.getByRole('link', { name: 'run-grep-loop' }).click();
-    await poll(() => hash()).toBe('#/sessions/run-grep-loop');
+    // the service filter the hotspot row set stays on
+    await poll(() => hash()).toBe('#/sessions/run-grep-loop?service=demo-agent');
     const runs = page.getByTestId('run');
     await poll(() => runs.count()).toBe(2);
     expect(await page.getByTestId('session-calls').textContent()).toBe('10');
@@ -351,6 +354,61 @@ describe('dashboard UI in Chromium', () => {
       await ctx.close();
       await guarded.close();
     }
+  });
+
+  it('keeps range and filters in the hash: a reload restores them, Back keeps the page', async () => {
+    await open('#/hotspots');
+    const rows = page.locator('table.data-table tbody tr');
+    await poll(() => rows.count()).toBeGreaterThan(1);
+    await page.getByRole('button', { name: '7d', exact: true }).click();
+    await page.getByLabel('action', { exact: true }).selectOption('warn');
+    await page.getByLabel('search', { exact: true }).fill('grep');
+    await poll(() => hash()).toBe('#/hotspots?range=7d&action=warn&search=grep');
+    await page.reload();
+    const sevenDays = page.getByRole('button', { name: '7d', exact: true });
+    await poll(() => sevenDays.getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByLabel('action', { exact: true }).inputValue()).toBe('warn');
+    expect(await page.getByLabel('search', { exact: true }).inputValue()).toBe('grep');
+    await poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain(grepSignature);
+
+    // one signature in two services: a row opens the sessions of its own service only
+    const shared = { tool: 'lookup', args: { id: '7' }, action: 'allow' as const };
+    await seed(
+      dash.url,
+      [
+        { service: 'svc-one', scope: 'shared-1', calls: [shared] },
+        { service: 'svc-one', scope: 'shared-2', calls: [shared] },
+        { service: 'svc-two', scope: 'shared-3', calls: [shared] },
+      ],
+      Date.now() - 60_000,
+    );
+    await open('#/hotspots?search=lookup');
+    await poll(() => rows.count()).toBe(2);
+    await rows.filter({ hasText: 'svc-two' }).locator('td').first().click();
+    await poll(() => hash()).toContain('service=svc-two');
+    await poll(() => rows.allTextContents()).toEqual([expect.stringContaining('shared-3')]);
+
+    // page 2 of the sessions list, a session opened from it, Back: still page 2
+    await seed(
+      dash.url,
+      Array.from({ length: 60 }, (_, i) => ({
+        service: 'pager-bot',
+        scope: `paged-${i}`,
+        calls: [{ tool: 'ls', args: { n: String(i) }, action: 'allow' as const }],
+      })),
+      Date.now() - 30 * 60_000,
+    );
+    await open('#/sessions?service=pager-bot');
+    const pager = page.getByRole('navigation', { name: 'session pages' });
+    await poll(() => pager.textContent()).toContain('1–50 of 60 sessions');
+    await pager.getByRole('button', { name: 'Next ›' }).click();
+    await poll(() => pager.textContent()).toContain('51–60 of 60 sessions');
+    await rows.first().getByRole('link').click();
+    await poll(() => hash()).toMatch(/^#\/sessions\/paged-/);
+    await page.goBack();
+    await poll(() => hash()).toBe('#/sessions?service=pager-bot');
+    await poll(() => pager.textContent()).toContain('51–60 of 60 sessions');
   });
 
   it('raised no page errors', () => {

@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { token, unauthorized } from '../models/api.js';
-import { route } from '../models/route.js';
-import { hrefOf, type Route } from '../routes.js';
+import { linkTo, route } from '../models/route.js';
+import type { Route } from '../routes.js';
 import { LiveToggle } from './LiveToggle.js';
 import { RangePicker } from './RangePicker.js';
 import { TokenPanel } from './TokenPanel.js';
@@ -19,7 +19,7 @@ export function Header() {
   return (
     <header class="top">
       <div class="top-row">
-        <a class="brand" href={hrefOf({ page: 'overview' })}>
+        <a class="brand" href={linkTo({ page: 'overview' })}>
           <span class="brand-mark" aria-hidden="true">
             ⟳
           </span>
@@ -29,7 +29,7 @@ export function Header() {
           {TABS.map((t) => (
             <a
               key={t.label}
-              href={hrefOf(t.route)}
+              href={linkTo(t.route)}
               aria-current={t.pages.includes(page) ? 'page' : undefined}
             >
               {t.label}

@@ -1,14 +1,33 @@
-import { signal } from '@preact/signals';
-import { hrefOf, parseHash, type Route } from '../routes.js';
+import { batch, effect, signal } from '@preact/signals';
+import { hashParams, hrefOf, parseHash, type Route } from '../routes.js';
+import { applyViewParams, viewParams } from './view-state.js';
 
 /** The current route; follows hashchange. */
 export const route = signal<Route>(parseHash(location.hash));
 
-window.addEventListener('hashchange', () => {
-  route.value = parseHash(location.hash);
+function followHash(): void {
+  batch(() => {
+    route.value = parseHash(location.hash);
+    applyViewParams(hashParams(location.hash));
+  });
+}
+
+followHash();
+window.addEventListener('hashchange', followHash);
+
+// The range and filters live in the hash too (reload and bookmarks keep them); a change of them
+// replaces the current history entry instead of adding one.
+effect(() => {
+  const hash = hrefOf(route.value, viewParams());
+  if (hash !== location.hash) history.replaceState(history.state, '', hash);
 });
 
-/** Goes to a route (adds a history entry). */
-export function navigate(to: Route): void {
-  location.hash = hrefOf(to);
+/** The hash link of a route with the current range and filters (`overrides` win). */
+export function linkTo(to: Route, overrides: Record<string, string> = {}): string {
+  return hrefOf(to, { ...viewParams(), ...overrides });
+}
+
+/** Goes to a route (adds a history entry), keeping the range and filters. */
+export function navigate(to: Route, overrides: Record<string, string> = {}): void {
+  location.hash = linkTo(to, overrides);
 }

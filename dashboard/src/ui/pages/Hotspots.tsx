@@ -6,10 +6,9 @@ import { Pager } from '../components/Pager.js';
 import { fmtAgo, fmtInt, fmtSeconds, fmtTime } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
-import { navigate } from '../models/route.js';
+import { linkTo, navigate } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
 import { useResource } from '../models/use-resource.js';
-import { hrefOf } from '../routes.js';
 
 type Key = keyof Hotspot;
 
@@ -24,7 +23,10 @@ const COLUMNS: Column<Hotspot, Key>[] = [
     key: 'signature',
     label: 'Signature',
     render: (h) => (
-      <a href={hrefOf({ page: 'sessions', signature: h.signature })} title={h.sampleArgs}>
+      <a
+        href={linkTo({ page: 'sessions', signature: h.signature }, { service: h.service })}
+        title={h.sampleArgs}
+      >
         <code>{h.signature}</code>
       </a>
     ),
@@ -78,7 +80,9 @@ export function Hotspots() {
             rowKey={(h) => `${h.service}|${h.signature}`}
             table={table}
             busy={s.status === 'loading'}
-            onRowClick={(h) => navigate({ page: 'sessions', signature: h.signature })}
+            onRowClick={(h) =>
+              navigate({ page: 'sessions', signature: h.signature }, { service: h.service })
+            }
           />
           <Pager offset={table.offset} limit={PAGE_SIZE} total={s.data.total} noun="signature" />
         </>

@@ -6,8 +6,8 @@ import { SummaryCards } from '../components/SummaryCards.js';
 import { fmtInt, plural } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { filterParams, hasFilters } from '../models/filters.js';
+import { linkTo } from '../models/route.js';
 import { useResource } from '../models/use-resource.js';
-import { hrefOf } from '../routes.js';
 
 /** Totals, the decisions chart and the top hotspots of the range. */
 export function Overview() {
@@ -41,12 +41,12 @@ function TopHotspots({ rows }: { rows: Hotspot[] }) {
     <section class="panel" aria-label="Top repeated calls">
       <header class="panel-head">
         <h2>Most repeated calls</h2>
-        <a href={hrefOf({ page: 'hotspots' })}>all hotspots →</a>
+        <a href={linkTo({ page: 'hotspots' })}>all hotspots →</a>
       </header>
       <ol class="top-list">
         {rows.map((h) => (
           <li key={`${h.service}|${h.signature}`}>
-            <a href={hrefOf({ page: 'sessions', signature: h.signature })}>
+            <a href={linkTo({ page: 'sessions', signature: h.signature }, { service: h.service })}>
               <code>{h.signature}</code>
             </a>
             <span class="muted">{h.service}</span>

@@ -8,9 +8,8 @@ import { SpanDetails } from '../components/SpanDetails.js';
 import { TimelineRuns } from '../components/TimelineRuns.js';
 import { plural } from '../format.js';
 import { apiUrl } from '../models/api.js';
-import { route } from '../models/route.js';
+import { linkTo, route } from '../models/route.js';
 import { useResource } from '../models/use-resource.js';
-import { hrefOf } from '../routes.js';
 import { groupRuns } from '../timeline-runs.js';
 
 /** Calls fetched per page of a session's timeline (the server allows up to 5000). */
@@ -55,7 +54,7 @@ export function SessionTimeline() {
   return (
     <div class="page">
       <p class="crumbs">
-        <a href={hrefOf({ page: 'sessions' })}>← Sessions</a>
+        <a href={linkTo({ page: 'sessions' })}>← Sessions</a>
       </p>
       {state.status === 'error' && <ErrorNotice error={state.error} />}
       {!fresh && state.status !== 'error' && <p class="muted">Loading…</p>}

@@ -8,10 +8,9 @@ import { Pager } from '../components/Pager.js';
 import { fmtInt, fmtMs, fmtTime } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
-import { navigate, route } from '../models/route.js';
+import { linkTo, navigate, route } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
 import { useResource } from '../models/use-resource.js';
-import { hrefOf } from '../routes.js';
 
 type Key = keyof SessionRow | 'duration';
 
@@ -19,8 +18,13 @@ const table = createTableState<Key>('end');
 
 const signature = () => (route.value.page === 'sessions' ? route.value.signature : undefined);
 
+// Back to page 1 when the list shows another signature's sessions, not when it is shown again
+// (back from a session it opened).
+let listed: string | undefined | null = null;
 effect(() => {
-  signature();
+  const r = route.value;
+  if (r.page !== 'sessions' || r.signature === listed) return;
+  listed = r.signature;
   table.offset.value = 0;
 });
 
@@ -41,7 +45,7 @@ const COLUMNS: Column<SessionRow, Key>[] = [
     key: 'scope',
     label: 'Session (scope)',
     render: (s) => (
-      <a href={hrefOf({ page: 'session', scope: s.scope })} class="scope-link">
+      <a href={linkTo({ page: 'session', scope: s.scope })} class="scope-link">
         {s.scope}
       </a>
     ),
@@ -84,7 +88,7 @@ export function Sessions() {
           <span class="chip">
             signature <code>{sig}</code>
             <a
-              href={hrefOf({ page: 'sessions' })}
+              href={linkTo({ page: 'sessions' })}
               class="chip-x"
               aria-label="Remove signature filter"
             >
