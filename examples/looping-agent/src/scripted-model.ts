@@ -58,7 +58,11 @@ export class ScriptedAgentModel implements LanguageModelV3 {
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     const last = lastToolResult(options.prompt);
-    if (last?.error && last.text.includes('[loopguard] Blocked')) {
+    // a call loopguard refused ("Blocked: ...", or "Halted: ..." after the run was halted)
+    if (
+      last?.error &&
+      /\[loopguard\] (Blocked|Halted):.*this call was not executed/is.test(last.text)
+    ) {
       return this.answer(`I will stop repeating that call: ${last.text.slice(0, 200)}`);
     }
     const next = this.plan[this.step];

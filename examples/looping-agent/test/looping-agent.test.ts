@@ -59,7 +59,10 @@ describe('the looping agent, exported over OTLP/HTTP to a local receiver', () =>
     for (const action of ['nudge', 'warn', 'block', 'halt']) {
       const found = withAction(action);
       expect(found.length, action).toBeGreaterThan(0);
-      expect(found.every((s) => s.events.some((e) => e.name === `loopguard.${action}`))).toBe(true);
+      expect(
+        found.every((s) => s.events.some((e) => e.name === `loopguard.${action}`)),
+        action,
+      ).toBe(true);
     }
     const nudge = withAction('nudge')[0]!;
     expect(nudge.attributes['loopguard.nudge.level']).toBe(1);

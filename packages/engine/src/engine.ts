@@ -1,6 +1,5 @@
 import { cycleAfter } from './axes/cycle.js';
 import { exactFailureAfter, exactFailureBefore, sameToolFailureAfter } from './axes/failure.js';
-import { stopFinding } from './axes/level.js';
 import { noProgressAfter, noProgressBefore } from './axes/no-progress.js';
 import { pollAfter, pollBefore } from './axes/poll.js';
 import { repetitionAfter, repetitionBefore } from './axes/repetition.js';
@@ -9,6 +8,7 @@ import { NEVER_NUDGED } from './config/defaults.js';
 import { loadConfig } from './config/resolve.js';
 import { resolvePolicy } from './effective-policy.js';
 import { addInFlight, dropNewestInFlight, takeInFlight } from './in-flight.js';
+import { findingText } from './notice.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
 import { ScopeMap } from './scopes.js';
 import { argsDigest, digestSignature, resultHash } from './signature.js';
@@ -21,6 +21,7 @@ import {
   type SignatureState,
   signatureState,
 } from './state.js';
+import { ToolNames } from './tool-names.js';
 import type {
   AfterCallInput,
   AllowDecision,
@@ -65,9 +66,24 @@ function decide(ctx: CallContext, scopeKey: string, hash: string, findings: Find
   } as Decision;
 }
 
-function recordHalt(scope: ScopeState, findings: readonly Finding[]): void {
-  if (scope.halt !== undefined) return;
-  scope.halt = findings.find((f) => f.action === 'block' || f.action === 'halt');
+function recordHalt(scope: ScopeState, findings: readonly Finding[], tool: string): void {
+  scope.halt ??= findings.find((f) => f.action === 'block' || f.action === 'halt');
+  if (scope.stopped !== undefined) return;
+  // a halt stops the run even when a block was recorded before it
+  const halt = findings.find((f) => f.action === 'halt');
+  if (halt !== undefined) scope.stopped = { finding: halt, tool };
+}
+
+/** The refusal of any call after a halt, naming the call that halted the run. */
+function refusalAfterHalt(stopped: NonNullable<ScopeState['stopped']>): Finding {
+  const { finding, tool } = stopped;
+  return {
+    axis: finding.axis,
+    action: 'block',
+    count: finding.count,
+    threshold: finding.threshold,
+    message: findingText(finding.axis, 'halt', tool, finding.count, true),
+  };
 }
 
 /** Creates a repetition engine. Configuration: the options object over the environment over the file over defaults. */
@@ -82,7 +98,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const thresholds = new NudgeThresholds(config, env, diagnostic);
   const scopes = new ScopeMap<ScopeState>(config.scopes.max, config.scopes.idleMs);
   const policies = new Map<string, EffectivePolicy>();
-  const excluded = new Set([...NEVER_NUDGED, ...config.nudge.exclude]);
+  const excluded = new ToolNames([...NEVER_NUDGED, ...config.nudge.exclude]);
 
   const policyOf = (tool: string): EffectivePolicy => {
     let policy = policies.get(tool);
@@ -137,15 +153,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const ctx = context(scope, call.tool, signature, policy, sig, scope.streak, sig.calls);
     let stop: Finding | undefined;
     if (ctx.hardStop) {
-      const halted = scope.halt?.action === 'halt' ? scope.halt : undefined;
-      stop = halted
-        ? stopFinding(halted.axis, call.tool, halted.count, halted.threshold, 'block')
+      stop = scope.stopped
+        ? refusalAfterHalt(scope.stopped)
         : policy.kind === 'poller'
           ? (pollBefore(ctx) ?? exactFailureBefore(ctx))
           : (repetitionBefore(ctx) ?? exactFailureBefore(ctx) ?? noProgressBefore(ctx));
     }
     if (stop !== undefined) {
-      recordHalt(scope, [stop]);
+      recordHalt(scope, [stop], call.tool);
       return decide(ctx, scopeKey, hash, [stop]) as BeforeDecision;
     }
     addInFlight(scope, {
@@ -222,10 +237,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
       finding = sameToolFailureAfter(ctx);
       if (finding) findings.push(finding);
     }
+    const changed =
+      policy.kind === 'poller' && ctx.sig.lastResult !== undefined && ctx.sig.lastResult !== result;
     ctx.sig.lastResult = result;
-    finding = cycleAfter(ctx, result, ok);
+    finding = cycleAfter(ctx, result, ok, changed);
     if (finding) findings.push(finding);
-    recordHalt(scope, findings);
+    recordHalt(scope, findings, call.tool);
     return decide(ctx, scopeKey, hash, findings);
   };
 

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import type { Axis, Decision, Finding } from './types.js';
 
 function ordinal(n: number): string {
@@ -6,19 +7,22 @@ function ordinal(n: number): string {
   return `${n}${{ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th'}`;
 }
 
+// Every level asks what reference 000 asks (re-read the last result, then change approach or
+// conclude the repeat is intentional); only the tone rises.
 const NUDGES = [
   (tool: string, n: number) =>
     `[loopguard] Reminder: this is the ${ordinal(n)} call in a row to ${tool} with identical arguments. ` +
     'Re-read the result above before calling it again: if it already answers the question, move on; ' +
     'if the repeat is intentional, carry on.',
   (tool: string, n: number) =>
-    `[loopguard] You have now called ${tool} with exactly the same arguments ${n} times in a row and ` +
-    'received the same kind of result. Repeating it is unlikely to produce anything new. Change your ' +
-    'approach (different arguments, a different tool) or conclude from what you already have.',
+    `[loopguard] Second reminder: ${n} calls in a row to ${tool} with exactly the same arguments. ` +
+    'Re-read the last result: another identical call is unlikely to tell you anything new. Change ' +
+    'your approach (different arguments, a different tool), or carry on only if repeating it is ' +
+    'intentional.',
   (tool: string, n: number) =>
-    `[loopguard] STOP REPEATING: ${n} identical ${tool} calls in a row. This looks like a loop. Do not ` +
-    'call this tool with these arguments again. Summarise what the results told you and take a different ' +
-    'step, or finish the task and explain what is blocking you.',
+    `[loopguard] Final reminder: ${n} identical ${tool} calls in a row; this looks like a loop. ` +
+    'Re-read the last result now and decide: change approach, or finish with what you have and ' +
+    'explain what is blocking you. Repeat this call only if you are sure the repeat is intentional.',
 ];
 
 /** The advisory text of a streak nudge at `level` (1-based; levels past 3 keep the sternest tone). */
@@ -31,7 +35,8 @@ export function nudgeText(tool: string, streak: number, level: number): string {
 const AXIS_TEXT: Record<Axis, (tool: string, count: number) => string> = {
   streak: (tool, n) => `${n} identical ${tool} calls in a row`,
   repetition: (tool, n) => `${tool} has been called with these exact arguments ${n} times`,
-  exact_failure: (tool, n) => `${tool} with these exact arguments has failed ${n} times in a row`,
+  exact_failure: (tool, n) =>
+    `${tool} with these exact arguments has failed ${n} times without succeeding`,
   same_tool_failure: (tool, n) => `${tool} has failed ${n} times (any arguments)`,
   no_progress: (tool, n) => `${tool} returned the same result ${n} times: no progress`,
   cycle: (_tool, n) => `the last calls repeat the same sequence (${n} laps), with the same results`,
@@ -66,10 +71,25 @@ export function findingText(
   }
 }
 
+/** Text of a result that is neither a string, an array nor MCP-style content. */
+function resultText(result: unknown): string {
+  // a Map, Set or Error would print as {} and lose its content; BigInt or a cycle would throw
+  if (!(result instanceof Map || result instanceof Set || result instanceof Error)) {
+    try {
+      const json = JSON.stringify(result);
+      if (json !== undefined) return json;
+    } catch {
+      // falls through to inspect
+    }
+  }
+  return inspect(result, { depth: 6, breakLength: Number.POSITIVE_INFINITY });
+}
+
 /**
  * The tool result with the decision's notice appended, never altering the original content:
  * strings get the text after a blank line, MCP-style `{ content: [...] }` results get an extra
- * text item, arrays an extra element, other values become their JSON text followed by the notice.
+ * text item, arrays an extra element, other values become their text (JSON, or Node's inspect
+ * for a Map, Set, Error or what JSON cannot write) followed by the notice.
  */
 export function appendNotice<T>(result: T, decision: Decision): T | string {
   if (decision.action === 'allow') return result;
@@ -83,5 +103,5 @@ export function appendNotice<T>(result: T, decision: Decision): T | string {
       return { ...result, content: [...content, { type: 'text', text: notice }] } as T;
     }
   }
-  return `${JSON.stringify(result)}\n\n${notice}`;
+  return `${resultText(result)}\n\n${notice}`;
 }

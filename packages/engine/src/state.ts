@@ -21,6 +21,8 @@ export interface CycleEntry {
   sig: SignatureState;
   result: string;
   ok: boolean;
+  /** A poller call whose result changed since its previous poll. */
+  changed: boolean;
 }
 
 /** A call that passed `beforeCall` and awaits its `afterCall`. */
@@ -51,7 +53,10 @@ export interface ScopeState {
   toolFailures: Map<string, number>;
   /** Recent calls for cycle detection, oldest first. */
   history: CycleEntry[];
+  /** The first block or halt recorded (`haltDecision`). */
   halt: Finding | undefined;
+  /** The first halt and the tool of its call: from then on every call is refused. */
+  stopped: { finding: Finding; tool: string } | undefined;
 }
 
 /** A tool policy with every threshold resolved. */
@@ -96,6 +101,7 @@ export function newScope(): ScopeState {
     toolFailures: new Map(),
     history: [],
     halt: undefined,
+    stopped: undefined,
   };
 }
 

@@ -53,8 +53,34 @@ describe('same_tool_failure', () => {
       action: 'halt',
       count: 8,
     });
-    // A halted scope refuses every further call, whatever the tool.
-    expect(engine.beforeCall({ tool: 'read_file', args: { path: 'x' } }).action).toBe('block');
+    // A halted scope refuses every further call, whatever the tool, naming the tool that failed.
+    const refused = engine.beforeCall({ tool: 'read_file', args: { path: 'x' } });
+    expect(refused.action).toBe('block');
+    expect(refused.action === 'block' && refused.message).toMatch(
+      /^\[loopguard\] Halted: bash has failed 8 times.*This run has been stopped/,
+    );
+  });
+
+  it('a halt stops the run even after an earlier block in the scope', () => {
+    const engine = engineWith({ guardrails: { hardStop: true }, nudge: { thresholds: [] } });
+    // five failures of one signature: exact_failure blocks it (the scope's first block)
+    for (let i = 0; i < 5; i++) call(engine, 'deploy', { v: 1 }, fail);
+    expect(engine.haltDecision()).toMatchObject({ axis: 'exact_failure', action: 'block' });
+    // three more failures of the tool with other arguments: same_tool_failure halts at 8
+    const last = [2, 3, 4].map((v) => call(engine, 'deploy', { v }, fail).after!);
+    expect(last[2]!.action).toBe('halt');
+    for (const [tool, args] of [
+      ['deploy', { v: 5 }],
+      ['bash', { cmd: 'ls' }],
+    ] as const) {
+      const refused = engine.beforeCall({ tool, args });
+      expect(refused).toMatchObject({ action: 'block', axis: 'same_tool_failure' });
+      expect(refused.action === 'block' && refused.message).toMatch(
+        /^\[loopguard\] Halted: deploy has failed 8 times/,
+      );
+    }
+    // haltDecision stays the first block or halt (the API's promise)
+    expect(engine.haltDecision()?.axis).toBe('exact_failure');
   });
 
   it('never fires for failure-tolerant tools', () => {

@@ -55,6 +55,43 @@ describe('poll', () => {
     expect(actions).toEqual(Array(40).fill('allow'));
   });
 
+  it('never flags as a cycle a poller whose status keeps changing, alone or between waits', () => {
+    const states = ['running: 2 queued', 'running: 3 queued'];
+    const alternating = engineWith({ guardrails: { hardStop: true } });
+    const alone = repeat(
+      alternating,
+      12,
+      'job_status',
+      { job: 42 },
+      {
+        result: (i: number) => states[i % 2]!,
+      },
+    );
+    expect(alone).toEqual(Array(12).fill('allow'));
+    // between waits (the sleeps themselves get repetition warnings, not cycle findings)
+    const waiting = engineWith({});
+    const cycles: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      for (const d of [
+        call(waiting, 'job_status', { job: 7 }, { result: states[i % 2] }).after!,
+        call(waiting, 'sleep', { seconds: 5 }, { result: '' }).after!,
+      ])
+        for (const f of d.findings) if (f.axis === 'cycle') cycles.push(f.action);
+    }
+    expect(cycles).toEqual([]);
+    // the same waits around a status that does not change are a cycle (contract section 5)
+    const stuck = engineWith({});
+    const axesSeen = new Set<string>();
+    for (let i = 0; i < 4; i++) {
+      for (const d of [
+        call(stuck, 'job_status', { job: 7 }, { result: 'running' }).after!,
+        call(stuck, 'sleep', { seconds: 5 }, { result: '' }).after!,
+      ])
+        for (const f of d.findings) axesSeen.add(f.axis);
+    }
+    expect(axesSeen).toContain('cycle');
+  });
+
   it('restarts the count when the result changes', () => {
     const engine = engineWith({});
     const results = (i: number) => (i < 9 ? 'queued' : 'running');

@@ -58,6 +58,23 @@ describe('appendNotice', () => {
     expect(appendNotice(undefined, nudge)).toContain('[loopguard]');
   });
 
+  it('keeps the content of results JSON cannot write: Map, Set, Error, BigInt, cycles', () => {
+    const circular: { rows: number; self?: unknown } = { rows: 3 };
+    circular.self = circular;
+    const cases: [unknown, string][] = [
+      [new Map([['k', 'v']]), "'k' => 'v'"],
+      [new Set([1, 2]), '1, 2'],
+      [new Error('disk full'), 'disk full'],
+      [{ bytes: 10n }, '10n'],
+      [circular, 'rows: 3'],
+    ];
+    for (const [result, kept] of cases) {
+      const out = appendNotice(result, nudge) as string;
+      expect(out).toContain(kept);
+      expect(out.endsWith(nudge.action !== 'allow' ? nudge.message : '')).toBe(true);
+    }
+  });
+
   it('returns the result itself when the decision is allow', () => {
     const result = { a: 1 };
     const allow = call(engineWith(), 'y', {}).after!;

@@ -35,8 +35,20 @@ describe('streak nudge (reference 000)', () => {
       (i) => decisions[i]!.findings.find((f) => f.axis === 'streak')!.message,
     );
     expect(new Set(texts).size).toBe(3);
-    for (const text of texts) expect(text).toContain('grep');
-    expect(texts[2]).toMatch(/STOP/);
+    // reference 000: each asks to re-read the last result and either change approach or
+    // conclude the repeat is intentional; only the tone rises
+    for (const text of texts) {
+      expect(text).toContain('grep');
+      expect(text).toMatch(/Re-read the (result above|last result)/);
+      expect(text).toMatch(/intentional/);
+    }
+    expect(texts.map((t) => t.split(':')[0])).toEqual([
+      '[loopguard] Reminder',
+      '[loopguard] Second reminder',
+      '[loopguard] Final reminder',
+    ]);
+    // the streak compares no results, so no text may claim they were the same
+    for (const text of texts) expect(text).not.toMatch(/same (kind of )?result/);
   });
 
   it('is advisory only: never blocks, even with hard stop on', () => {
@@ -148,6 +160,12 @@ describe('streak nudge (reference 000)', () => {
     const none = engineWith({ nudge: { exclude: [] } });
     expect(streakRun(none, 3, 'todo_write').some((d) => d.action === 'nudge')).toBe(false);
     expect(streakRun(none, 3, 'glob').some((d) => d.action === 'nudge')).toBe(true);
+    // entries may be globs: * any run of characters, ? one character
+    const globs = engineWith({ nudge: { exclude: ['mcp__*', 'fetch_?'] } });
+    expect(streakRun(globs, 3, 'mcp__search').some((d) => d.action === 'nudge')).toBe(false);
+    expect(streakRun(globs, 3, 'fetch_a').some((d) => d.action === 'nudge')).toBe(false);
+    expect(streakRun(globs, 3, 'fetch_ab').some((d) => d.action === 'nudge')).toBe(true);
+    expect(streakRun(globs, 3, 'xmcp__search').some((d) => d.action === 'nudge')).toBe(true);
   });
 
   it('counts failed attempts in the streak', () => {

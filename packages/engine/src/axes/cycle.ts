@@ -74,22 +74,35 @@ export function cycleLaps<T>(
   return { period, laps: Math.floor(span / period), complete: span % period === 0 };
 }
 
-/** After a call: records it and judges the cycle it closes, if any. */
-export function cycleAfter(ctx: CallContext, result: string, ok: boolean): Finding | undefined {
+/**
+ * After a call: records it and judges the cycle it closes, if any. `changed` marks a poller call
+ * whose result changed since its previous poll: a cycle holding one is polling that sees change
+ * (a status alternating between two values), which is never flagged.
+ */
+export function cycleAfter(
+  ctx: CallContext,
+  result: string,
+  ok: boolean,
+  changed: boolean,
+): Finding | undefined {
   const history = ctx.scope.history;
   // A full history recycles its oldest entry instead of allocating one per call.
   const oldest = history.length >= historyLimit(ctx) ? history.shift() : undefined;
-  if (oldest === undefined) history.push({ sig: ctx.sig, result, ok });
+  if (oldest === undefined) history.push({ sig: ctx.sig, result, ok, changed });
   else {
     oldest.sig = ctx.sig;
     oldest.result = result;
     oldest.ok = ok;
+    oldest.changed = changed;
     history.push(oldest);
   }
   const found = trailingCycle(history, sameCall);
   const period = found % 8;
   if (period === 0) return undefined;
   const span = (found - period) / 8;
+  for (let i = history.length - span; i < history.length; i++) {
+    if (history[i]?.changed) return undefined;
+  }
   const laps = Math.floor(span / period);
   const { warnAfter, hardStopAfter } = ctx.policy;
   if (span % period !== 0 || laps < Math.min(warnAfter.cycle, hardStopAfter.cycle)) {
