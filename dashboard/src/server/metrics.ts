@@ -1,4 +1,5 @@
 import type { CounterSnapshot } from '../store/types.js';
+import { REJECT_REASONS } from './otlp/model.js';
 
 /** Content-Type of the Prometheus text exposition format. */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -43,10 +44,13 @@ export function renderMetrics(c: CounterSnapshot): string {
   family('loopguard_ingested_spans_total', 'Spans accepted by the OTLP receiver and stored.', [
     [{}, c.ingestedSpans],
   ]);
+  // every reason from the start, at 0: increase() cannot see a series appear with its first count
+  const rejected = new Map<string, number>(REJECT_REASONS.map((r) => [r, 0]));
+  for (const x of c.rejectedSpans) rejected.set(x.reason, x.value);
   family(
     'loopguard_rejected_spans_total',
-    'Spans refused by the OTLP receiver, by reason.',
-    c.rejectedSpans.map((x) => [{ reason: x.reason }, x.value]),
+    'Spans of accepted requests refused by the OTLP receiver (ids), by reason.',
+    [...rejected].map(([reason, value]) => [{ reason }, value]),
   );
   return `${out.join('\n')}\n`;
 }
