@@ -202,7 +202,9 @@ describe('GET /metrics', () => {
     );
     // every rejection reason from the start, so increase() sees its first count
     for (const reason of ['invalid_trace_id', 'invalid_span_id', 'invalid_parent_span_id'])
-      expect(text).toMatch(new RegExp(`loopguard_rejected_spans_total\\{reason="${reason}"\\} \\d+`));
+      expect(text).toMatch(
+        new RegExp(`loopguard_rejected_spans_total\\{reason="${reason}"\\} \\d+`),
+      );
     expect(text).toContain(
       'loopguard_tool_calls_total{service="svc \\"b\\"\\\\x",tool="read",action="nudge"} 1',
     );

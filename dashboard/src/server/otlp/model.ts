@@ -18,7 +18,11 @@ export const SPAN_KINDS = ['Unspecified', 'Internal', 'Server', 'Client', 'Produ
 export const STATUS_CODES = ['Unset', 'Ok', 'Error'];
 
 /** Reasons a single span is rejected (label values of loopguard_rejected_spans_total). */
-export const REJECT_REASONS = ['invalid_trace_id', 'invalid_span_id', 'invalid_parent_span_id'] as const;
+export const REJECT_REASONS = [
+  'invalid_trace_id',
+  'invalid_span_id',
+  'invalid_parent_span_id',
+] as const;
 
 /** One reason a span is rejected. */
 export type RejectReason = (typeof REJECT_REASONS)[number];
