@@ -18,7 +18,7 @@ describe.skipIf(!promtool)('prometheus rules (promtool)', () => {
 
   it('passes promtool check rules', async () => {
     const result = await run(promtool as string, ['check', 'rules', RULES_FILE]);
-    expect(result.stderr + result.stdout).toContain('SUCCESS: 4 rules found');
+    expect(result.stderr + result.stdout).toContain('SUCCESS: 5 rules found');
     expect(result.code).toBe(0);
   });
 
@@ -38,6 +38,7 @@ describe.skipIf(!promtool)('prometheus rules (promtool)', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual([
       'LoopguardBlockRateHigh',
       'LoopguardIngestRejectingSpans',
+      'LoopguardMetricsMissing',
       'LoopguardNudgeRateSpike',
       'LoopguardRunHalted',
     ]);
