@@ -82,11 +82,16 @@ export function finish<T>(
   let result = value;
   let replaced = false;
   let halt: LoopHaltError | undefined;
-  // The engine records a halt only from a block or halt finding, so look it up only then.
+  // The engine records a halt only from a block or halt finding, so look it up only then. It
+  // keeps the scope's first block or halt: a halt that comes after a block ends the run too.
   const haltAfter =
-    call.haltBefore || RANK[action] < RANK.block
+    RANK[action] < RANK.block
       ? undefined
-      : state.engine.haltDecision(call.scope);
+      : call.haltBefore === undefined
+        ? state.engine.haltDecision(call.scope)
+        : ran && call.haltBefore.action !== 'halt'
+          ? findings.find((f) => f.action === 'halt')
+          : undefined;
   if (haltAfter) {
     if (state.onHalt === 'throw') {
       halt = new LoopHaltError(

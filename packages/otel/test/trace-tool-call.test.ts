@@ -185,6 +185,47 @@ describe('traceToolCall', () => {
     expect(spans[3]?.events.map((e) => e.name)).toEqual(['loopguard.block']);
   });
 
+  it('a halt after an earlier block still throws LoopHaltError, and every later call is refused', async () => {
+    const guard = setup({ engine: { ...quiet, guardrails: { hardStop: true } } });
+    const deploy = async (v: number) =>
+      guard.traceToolCall({ tool: 'deploy', args: { v }, scope: 'run-9' }, () => {
+        throw new Error('500 from the API');
+      });
+    const outcomes: string[] = [];
+    const attempt = async (v: number) => {
+      try {
+        await deploy(v);
+        outcomes.push('returned');
+      } catch (error) {
+        outcomes.push(error instanceof LoopHaltError ? `halt:${error.finding.axis}` : 'error');
+      }
+    };
+    // five failures of v1: exact_failure blocks (the scope's first stop), the app carries on
+    for (let i = 0; i < 5; i++) await attempt(1);
+    // three more failures of the tool: same_tool_failure halts at the 8th
+    for (const v of [2, 3, 4]) await attempt(v);
+    expect(outcomes).toEqual([
+      'error',
+      'error',
+      'error',
+      'error',
+      'halt:exact_failure',
+      'error',
+      'error',
+      'halt:same_tool_failure',
+    ]);
+    let ran = false;
+    const refused = await guard.traceToolCall(
+      { tool: 'read_file', args: { path: 'README.md' }, scope: 'run-9' },
+      () => {
+        ran = true;
+        return 'contents';
+      },
+    );
+    expect(ran).toBe(false);
+    expect(String(refused)).toMatch(/Halted: deploy has failed 8 times/);
+  });
+
   it("onHalt 'return' returns the halt message instead of throwing", async () => {
     const guard = setup({
       engine: { ...quiet, guardrails: { hardStop: true, hardStopAfter: { repetition: 2 } } },
