@@ -11,20 +11,23 @@ interface Panel {
   targets?: { expr?: string }[];
 }
 
-/** The PromQL of a Grafana panel with its macros filled in ($service all, a 1h range). */
+/** The PromQL of a Grafana panel with its macros filled in ($service all, 1h range, 10m steps). */
 async function panelExpr(title: string): Promise<string> {
   const dashboard = JSON.parse(
     await readFile(join(root, 'grafana/dashboards/loopguard.json'), 'utf8'),
   ) as { panels: Panel[] };
   const expr = dashboard.panels.find((p) => p.title === title)?.targets?.[0]?.expr;
   if (!expr) throw new Error(`no panel "${title}"`);
-  return expr.replaceAll('$service', '.*').replaceAll('$__range', '1h');
+  return expr
+    .replaceAll('$service', '.*')
+    .replaceAll('$__range', '1h')
+    .replaceAll('$__interval', '10m');
 }
 
 // Counter series appear with their first count, which increase() cannot see: the panels that
 // total a range must count a service's first halts and a tool's first blocks.
 describe.skipIf(!promtool)('Grafana panels over counters that appear within the range', () => {
-  it('count the first halts of a service and the first blocks of a tool', async () => {
+  it('count the first halts of a service and the first blocks of a tool, per range and per step', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'loopguard-panels-'));
     try {
       const rules = {
@@ -34,6 +37,10 @@ describe.skipIf(!promtool)('Grafana panels over counters that appear within the 
             rules: [
               { record: 'halted_in_range', expr: await panelExpr('Halted sessions') },
               { record: 'top_blocked', expr: await panelExpr('Top tools by blocks') },
+              {
+                record: 'halted_per_step',
+                expr: await panelExpr('Halted sessions by service'),
+              },
             ],
           },
         ],
@@ -71,6 +78,23 @@ describe.skipIf(!promtool)('Grafana panels over counters that appear within the 
                 expr: 'halted_in_range',
                 eval_time: '170m',
                 exp_samples: [{ labels: 'halted_in_range', value: 5 }],
+              },
+              {
+                // the step in which a service's series is born shows its first halts
+                expr: 'halted_per_step',
+                eval_time: '130m',
+                exp_samples: [
+                  { labels: 'halted_per_step{service="new"}', value: 3 },
+                  { labels: 'halted_per_step{service="old"}', value: 1 },
+                ],
+              },
+              {
+                expr: 'halted_per_step',
+                eval_time: '150m',
+                exp_samples: [
+                  { labels: 'halted_per_step{service="new"}', value: 0 },
+                  { labels: 'halted_per_step{service="old"}', value: 0 },
+                ],
               },
               {
                 expr: 'top_blocked',
