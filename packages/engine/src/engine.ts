@@ -1,5 +1,6 @@
 import { cycleAfter } from './axes/cycle.js';
 import { exactFailureAfter, exactFailureBefore, sameToolFailureAfter } from './axes/failure.js';
+import { stopFinding } from './axes/level.js';
 import { noProgressAfter, noProgressBefore } from './axes/no-progress.js';
 import { pollAfter, pollBefore } from './axes/poll.js';
 import { repetitionAfter, repetitionBefore } from './axes/repetition.js';
@@ -8,7 +9,6 @@ import { NEVER_NUDGED } from './config/defaults.js';
 import { loadConfig } from './config/resolve.js';
 import { resolvePolicy } from './effective-policy.js';
 import { addInFlight, dropNewestInFlight, takeInFlight } from './in-flight.js';
-import { findingText } from './notice.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
 import { ScopeMap } from './scopes.js';
 import { argsDigest, digestSignature, resultHash } from './signature.js';
@@ -74,16 +74,10 @@ function recordHalt(scope: ScopeState, findings: readonly Finding[], tool: strin
   if (halt !== undefined) scope.stopped = { finding: halt, tool };
 }
 
-/** The refusal of any call after a halt, naming the call that halted the run. */
-function refusalAfterHalt(stopped: NonNullable<ScopeState['stopped']>): Finding {
-  const { finding, tool } = stopped;
-  return {
-    axis: finding.axis,
-    action: 'block',
-    count: finding.count,
-    threshold: finding.threshold,
-    message: findingText(finding.axis, 'halt', tool, finding.count, true),
-  };
+/** The refusal of any call after a halt: a block, in the words of the halt that stopped the run. */
+function refusalAfterHalt({ finding, tool }: NonNullable<ScopeState['stopped']>): Finding {
+  const halted = stopFinding(finding.axis, tool, finding.count, finding.threshold, 'halt');
+  return { ...halted, action: 'block' };
 }
 
 /** Creates a repetition engine. Configuration: the options object over the environment over the file over defaults. */

@@ -1,6 +1,6 @@
 import type { LoopAction } from '../../store/types.js';
 import { ACTIONS, action, search, service, tool } from './filters.js';
-import { PRESETS, type RangePreset, range, type TimeRange } from './range.js';
+import { PRESETS, type RangePreset, range, rangeParams, type TimeRange } from './range.js';
 
 const DEFAULT_PRESET: RangePreset = '24h';
 const DEFAULT_RANGE: TimeRange = { kind: 'preset', preset: DEFAULT_PRESET };
@@ -35,12 +35,7 @@ function rangeOf(params: URLSearchParams): TimeRange {
 /** Sets the range and filters from hash query parameters (absent ones to their defaults). */
 export function applyViewParams(params: URLSearchParams): void {
   const next = rangeOf(params);
-  const now = range.value;
-  const same =
-    next.kind === now.kind &&
-    (next.kind === 'preset'
-      ? now.kind === 'preset' && next.preset === now.preset
-      : now.kind === 'custom' && next.from === now.from && next.to === now.to);
+  const same = JSON.stringify(rangeParams(next)) === JSON.stringify(rangeParams(range.value));
   if (!same) range.value = next;
   service.value = params.get('service') ?? '';
   tool.value = params.get('tool') ?? '';
