@@ -31,7 +31,8 @@ const distinct = Array.from({ length: 65_536 }, (_, i) => ({
 function engineLoop(args, agents = 1) {
   const copies = copiesOf(args);
   const scopes = Array.from({ length: agents }, (_, i) => `agent-${i}`);
-  const engine = createEngine({ configFile: false, env: {}, onDiagnostic: () => {} });
+  // The default environment (process.env), as in an app: nudge thresholds are read from it at call time.
+  const engine = createEngine({ configFile: false, onDiagnostic: () => {} });
   return (n) => {
     for (let i = 0; i < n; i++) {
       // Agents take turns, two calls each (one agent: every call in one scope).

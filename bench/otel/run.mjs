@@ -55,7 +55,8 @@ const WORKLOADS = {
   ),
 };
 
-const engineOptions = { env: {}, configFile: false, onDiagnostic: () => {} };
+// The default environment (process.env), as in an app: nudge thresholds are read from it at call time.
+const engineOptions = { configFile: false, onDiagnostic: () => {} };
 const guard = createGuard({ tracerProvider, meterProvider, engine: engineOptions });
 const guardNoMetrics = createGuard({ tracerProvider, engine: engineOptions });
 const engine = createEngine(engineOptions);

@@ -7,6 +7,7 @@ import { repetitionAfter, repetitionBefore } from './axes/repetition.js';
 import { countAttempt, streakFinding } from './axes/streak.js';
 import { NEVER_NUDGED } from './config/defaults.js';
 import { loadConfig } from './config/resolve.js';
+import { MIN_NUDGE_THRESHOLD } from './config/thresholds.js';
 import { resolvePolicy } from './effective-policy.js';
 import { addInFlight, dropNewestInFlight, takeInFlight } from './in-flight.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
@@ -202,8 +203,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     }
     const ok = call.ok ?? true;
     const result = resultHash(call.result);
+    // the thresholds are read at call time, but only for a repeat: reading process.env costs
+    // about 0.4 µs a name, and no threshold is below 2
     const nudgeAt =
-      policy.kind !== 'poller' && policy.nudge && !excluded.has(call.tool)
+      streak >= MIN_NUDGE_THRESHOLD &&
+      policy.kind !== 'poller' &&
+      policy.nudge &&
+      !excluded.has(call.tool)
         ? thresholds.current()
         : undefined;
     const ctx = context(scope, call.tool, signature, policy, sig, streak, count);

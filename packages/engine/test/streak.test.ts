@@ -115,6 +115,23 @@ describe('streak nudge (reference 000)', () => {
     expect(next(4).level).toBe(1);
   });
 
+  it('reads the environment only for a call that repeats the previous one', () => {
+    const reads: string[] = [];
+    const env = new Proxy({} as Record<string, string | undefined>, {
+      get: (_target, name) => {
+        reads.push(String(name));
+        return undefined;
+      },
+    });
+    const engine = engineWith({ env });
+    reads.length = 0;
+    call(engine, 'grep', { q: 'a' });
+    call(engine, 'grep', { q: 'b' });
+    expect(reads).toEqual([]);
+    call(engine, 'grep', { q: 'b' });
+    expect(reads).toContain('LOOPGUARD_NUDGE_THRESHOLDS');
+  });
+
   it('accepts any number of ascending thresholds', () => {
     const engine = engineWith({ env: { LOOPGUARD_NUDGE_THRESHOLDS: '2, 3, 4, 6, 10' } });
     const decisions = streakRun(engine, 12);
@@ -127,7 +144,7 @@ describe('streak nudge (reference 000)', () => {
     expect(streakRun(engine, 10).every((d) => d.action === 'allow')).toBe(true);
   });
 
-  it.each([['5,3'], ['3,3,8'], ['0,2'], ['-1,4'], ['a,b'], ['2.5']])(
+  it.each([['5,3'], ['3,3,8'], ['0,2'], ['1,3'], ['-1,4'], ['a,b'], ['2.5']])(
     'falls back to the default on an invalid value %j, with one diagnostic',
     (raw) => {
       const messages: string[] = [];

@@ -1,7 +1,13 @@
 /** The outcome of parsing a nudge threshold list. */
 export type ThresholdParse = { ok: true; thresholds: number[] } | { ok: false; reason: string };
 
-/** Parses `"3,5,8"` (or an array): ascending positive integers; `""` or `[]` disables. */
+/**
+ * The smallest nudge threshold: a streak counts calls in a row, and a streak of 1 is a call that
+ * repeats nothing. The engine therefore reads the thresholds only for calls that repeat the last one.
+ */
+export const MIN_NUDGE_THRESHOLD = 2;
+
+/** Parses `"3,5,8"` (or an array): ascending integers from 2; `""` or `[]` disables. */
 export function parseThresholds(value: string | readonly unknown[]): ThresholdParse {
   const parts =
     typeof value === 'string'
@@ -19,6 +25,12 @@ export function parseThresholds(value: string | readonly unknown[]): ThresholdPa
           : Number.NaN;
     if (!Number.isSafeInteger(n) || n <= 0) {
       return { ok: false, reason: `${JSON.stringify(part)} is not a positive integer` };
+    }
+    if (n < MIN_NUDGE_THRESHOLD) {
+      return {
+        ok: false,
+        reason: `${n} is below ${MIN_NUDGE_THRESHOLD}: a threshold counts calls in a row, and the first call repeats nothing`,
+      };
     }
     const last = thresholds[thresholds.length - 1];
     if (last !== undefined && n <= last) {
