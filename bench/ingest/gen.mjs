@@ -36,14 +36,18 @@ const argHex = (n) => n.toString(16).padStart(16, '0');
 
 /**
  * Yields batches of spans until `total` are produced, spread over the `windowMs` before `endMs`.
- * About 1 in 10 spans is a non-tool (LLM) span.
+ * About 1 in 10 spans is a non-tool (LLM) span. `order: 'arrival'` starts the sessions one after
+ * another through the window (a few minutes of overlap), the order a live receiver gets them in;
+ * `'shuffled'` starts each at a random time (a backfill). The same seed gives the same sessions.
  */
 export function* loopingSpans({
   total,
   batch = 50_000,
   endMs = Date.now(),
   windowMs = 6 * 86_400_000,
+  order = 'shuffled',
 }) {
+  seed = 42;
   let made = 0;
   let session = 0;
   let out = [];
@@ -52,7 +56,11 @@ export function* loopingSpans({
     const service = pick(SERVICES);
     const scope = `${service}/run-${session}`;
     const traceId = hex(16);
-    let t = endMs - Math.floor(rand() * windowMs);
+    const offset = Math.floor(rand() * windowMs);
+    let t =
+      order === 'arrival'
+        ? endMs - windowMs + Math.floor((made / total) * windowMs) - 600_000 - (offset % 600_000)
+        : endMs - offset;
     const calls = 20 + Math.floor(rand() * 60);
     const counts = new Map();
     let last = '';
