@@ -24,8 +24,10 @@ const AXIS_KEYS = [
 ] as const;
 const KINDS: readonly ToolKind[] = ['idempotent', 'mutating', 'poller'];
 
+/** The problems found so far; the checkers below push onto it. */
 export type Issues = ConfigIssue[];
 
+/** A plain object (not null, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -40,6 +42,7 @@ function record(value: unknown, path: string, issues: Issues): Record<string, un
   return undefined;
 }
 
+/** Adds an issue for each key of `obj` not in `known`. */
 export function unknownKeys(
   obj: Record<string, unknown>,
   known: readonly string[],
@@ -70,6 +73,7 @@ export function digitString(text: string): number | undefined {
   return /^\s*\d+\s*$/.test(text) ? Number(text) : undefined;
 }
 
+/** `value` if it is a positive safe integer, else undefined and an issue. */
 export function positiveInt(value: unknown, path: string, issues: Issues): number | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
   issues.push({
@@ -80,6 +84,7 @@ export function positiveInt(value: unknown, path: string, issues: Issues): numbe
   return undefined;
 }
 
+/** `value` if it is a boolean, else undefined and an issue. */
 export function boolean(value: unknown, path: string, issues: Issues): boolean | undefined {
   if (typeof value === 'boolean') return value;
   issues.push({ path, value, message: `${path} must be true or false, got ${describe(value)}` });
