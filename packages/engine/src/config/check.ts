@@ -1,18 +1,12 @@
-import type { AxisThresholds, LoopguardConfig, ToolKind, ToolPolicy } from '../types.js';
+import type {
+  AxisThresholds,
+  ConfigCheck,
+  ConfigIssue,
+  LoopguardConfig,
+  ToolKind,
+  ToolPolicy,
+} from '../types.js';
 import { parseThresholds } from './thresholds.js';
-
-/** One problem found in a configuration: where, what value, and why. */
-export interface ConfigIssue {
-  path: string;
-  value: unknown;
-  message: string;
-}
-
-/** A validated configuration: what was valid, and every problem found. */
-export interface ConfigCheck {
-  config: LoopguardConfig;
-  issues: ConfigIssue[];
-}
 
 const AXIS_KEYS = [
   'repetition',

@@ -1,5 +1,4 @@
-/** The outcome of parsing a nudge threshold list. */
-export type ThresholdParse = { ok: true; thresholds: number[] } | { ok: false; reason: string };
+import type { ThresholdParse } from '../types.js';
 
 /** Parses `"3,5,8"` (or an array): ascending positive integers; `""` or `[]` disables. */
 export function parseThresholds(value: string | readonly unknown[]): ThresholdParse {
