@@ -1,6 +1,6 @@
 import { parseHostList } from './host-guard.js';
 import { parseRetention } from './retention.js';
-import type { DashboardOptions } from './start.js';
+import type { DashboardOptions } from './types.js';
 
 /**
  * Parses `loopguard dashboard` flags: --port --host --allowed-host (repeatable, or

@@ -1,7 +1,7 @@
-export type { DuckDbStoreOptions } from '../store/duckdb.js';
 export { DEFAULT_DB_PATH, openDuckDbStore } from '../store/duckdb.js';
 export type {
   CounterSnapshot,
+  DuckDbStoreOptions,
   Hotspot,
   LoopAction,
   Page,
@@ -17,8 +17,7 @@ export type {
   TimelineCall,
   TraceSpan,
 } from '../store/types.js';
-export type { AppOptions } from './app.js';
 export { createApp } from './app.js';
 export { parseDashboardArgs } from './dashboard-args.js';
-export type { DashboardOptions, RunningDashboard } from './start.js';
 export { startDashboard } from './start.js';
+export type { AppOptions, DashboardOptions, RunningDashboard } from './types.js';
