@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import type { Store } from '../store/types.js';
 import { apiRoutes } from './api.js';
 import { HttpError } from './errors.js';
 import { hostGuard, originGuard } from './host-guard.js';
@@ -7,26 +6,7 @@ import { ingestRoutes, otlpErrorResponse } from './ingest.js';
 import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from './metrics.js';
 import { bearerAuth, ingestLimiter, securityHeaders } from './middleware.js';
 import { DEFAULT_UI_DIR, uiHandler } from './static.js';
-
-/** Options of the dashboard's Hono app. */
-export interface AppOptions {
-  store: Store;
-  /** Bearer token required on /v1, /api and /metrics; none when unset. */
-  token?: string;
-  /** Directory of the built UI. Default dashboard/dist/ui. */
-  uiDir?: string;
-  /** Ingest requests in flight before 429. Default 32. */
-  maxInFlight?: number;
-  /** Largest body after decompression. Default 64 MiB. */
-  maxBodyBytes?: number;
-  /**
-   * Host names (any port) accepted besides localhost, 127.0.0.1 and [::1]; `'*'` accepts any Host.
-   * Default: loopback names only (a DNS-rebinding page sends its own name as Host).
-   */
-  allowedHosts?: readonly string[];
-  /** Reports unexpected (500) errors and failed inserts (503); default console.error. */
-  onInternalError?: (error: unknown) => void;
-}
+import type { AppOptions } from './types.js';
 
 /** Builds the dashboard app: OTLP ingest, JSON API, /metrics, /healthz and the UI. */
 export function createApp(options: AppOptions): Hono {

@@ -23,20 +23,7 @@ import {
 import { querySessionsRollup } from './duckdb-sessions.js';
 import { num, type Params } from './duckdb-sql.js';
 import { GroupWriter, Serial } from './duckdb-writer.js';
-import type { CounterSnapshot, Store } from './types.js';
-
-/** Options of the embedded DuckDB store. */
-export interface DuckDbStoreOptions {
-  /** Database file; `:memory:` for a throw-away store. Default `.loopguard/loopguard.duckdb`. */
-  path?: string;
-  /** Most spans committed in one grouped transaction. Default 50 000. */
-  maxBatchSpans?: number;
-  /**
-   * How many keys of recently committed spans the duplicate check keeps in memory (16 bytes
-   * each, in two generations of this size). Default 524 288.
-   */
-  recentKeys?: number;
-}
+import type { CounterSnapshot, DuckDbStoreOptions, Store } from './types.js';
 
 /**
  * Where grouped inserts stage their files: beside the database file (DuckDB's lock on the file

@@ -32,8 +32,9 @@ export const SESSION_SORTS = [
   'end',
 ] as const;
 
-/** Default and maximum page size. */
+/** Page size when the request names none. */
 export const PAGE_DEFAULT = 50;
+/** Largest page size; larger requests are clamped to it. */
 export const PAGE_MAX = 500;
 
 /** A page request with defaults applied and the sort column checked against `allowed`. */

@@ -205,3 +205,16 @@ export interface Store {
   /** Idempotent. */
   close(): Promise<void>;
 }
+
+/** Options of the embedded DuckDB store. */
+export interface DuckDbStoreOptions {
+  /** Database file; `:memory:` for a throw-away store. Default `.loopguard/loopguard.duckdb`. */
+  path?: string;
+  /** Most spans committed in one grouped transaction. Default 50 000. */
+  maxBatchSpans?: number;
+  /**
+   * How many keys of recently committed spans the duplicate check keeps in memory (16 bytes
+   * each, in two generations of this size). Default 524 288.
+   */
+  recentKeys?: number;
+}

@@ -6,8 +6,9 @@ import { createApp } from '../../src/server/app.js';
 import { openDuckDbStore } from '../../src/store/duckdb.js';
 import type { Store } from '../../src/store/types.js';
 
-/** Content-Type headers of the two OTLP encodings. */
+/** Content-Type header of OTLP/HTTP protobuf. */
 export const PROTO = { 'content-type': 'application/x-protobuf' };
+/** Content-Type header of OTLP/HTTP JSON. */
 export const JSON_CT = { 'content-type': 'application/json' };
 
 /** The app and store of one test file: a real DuckDB file, opened before and removed after. */

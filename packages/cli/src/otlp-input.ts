@@ -1,24 +1,4 @@
-/** One line of a replay: a tool call as the agent made it, or the start of a new user turn. */
-export type ReplayLine = ReplayCall | { reset: string };
-
-/** A recorded tool call; `ran: false` marks one that was attempted but never ran (it was blocked). */
-export interface ReplayCall {
-  scope?: string;
-  tool: string;
-  args?: unknown;
-  ok?: boolean;
-  result?: unknown;
-  ran?: boolean;
-}
-
-/** Replay lines recovered from an OTLP trace export, and how many tool spans could not be used. */
-export interface OtlpParseResult {
-  calls: ReplayLine[];
-  /** `execute_tool` spans left out because they carry no tool name or no captured arguments. */
-  skipped: number;
-  /** Lines of a JSON-lines export that could not be read (the others are replayed). */
-  errors: { line: number; message: string }[];
-}
+import type { OtlpParseResult, ReplayCall, ReplayLine } from './types.js';
 
 /** Raised when the input is not an OTLP JSON trace export; names the line when it is JSON lines. */
 export class OtlpInputError extends Error {

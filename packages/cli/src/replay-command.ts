@@ -2,20 +2,10 @@ import { accessSync, constants, createReadStream, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { createEngine } from '@loopguard/engine';
-import { parseOtlpTrace, type ReplayLine } from './otlp-input.js';
-import { parseReplayText, type ReplayError, Replayer } from './replay.js';
+import { parseOtlpTrace } from './otlp-input.js';
+import { parseReplayText, Replayer } from './replay.js';
 import { ReplaySummary, tableHeader, tableRow } from './replay-summary.js';
-
-/** Options of `loopguard replay`. */
-export interface ReplayOptions {
-  file: string;
-  config?: string;
-  json: boolean;
-  otlp: boolean;
-  all: boolean;
-  out: NodeJS.WritableStream;
-  err: NodeJS.WritableStream & { isTTY?: boolean };
-}
+import type { ReplayError, ReplayLine, ReplayOptions } from './types.js';
 
 const PROGRESS_EVERY = 100_000;
 const PROGRESS_MIN_BYTES = 8 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { ReplayRecord } from './replay.js';
+import type { ReplayRecord } from './types.js';
 
 const TOP = 5;
 

@@ -1,28 +1,5 @@
-import type { Action, Axis, Engine } from '@loopguard/engine';
-import type { ReplayLine } from './otlp-input.js';
-
-/** One replayed call, as `loopguard replay --json` prints it (contract section 6). */
-export interface ReplayRecord {
-  i: number;
-  scope: string;
-  tool: string;
-  signature: string;
-  before: 'allow' | 'block';
-  action: Action;
-  axes: Axis[];
-  streak: number;
-  count: number;
-  level?: number;
-  halt: boolean;
-  /** Present (false) when the input says the call never ran. */
-  ran?: false;
-}
-
-/** A line of input that could not be used, with its 1-based line number. */
-export interface ReplayError {
-  line: number;
-  message: string;
-}
+import type { Engine } from '@loopguard/engine';
+import type { ReplayLine, ReplayRecord } from './types.js';
 
 /** Validates one parsed input line; returns the replay line or a reason. */
 export function toReplayLine(value: unknown): ReplayLine | string {

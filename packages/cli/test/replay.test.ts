@@ -12,8 +12,8 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { ReplayRecord } from '../src/replay.js';
 import { runReplay } from '../src/replay-command.js';
+import type { ReplayRecord } from '../src/types.js';
 
 const SAMPLE = fileURLToPath(new URL('../../../examples/sessions/sample.jsonl', import.meta.url));
 const HARD_STOP = fileURLToPath(

@@ -1,4 +1,3 @@
-export type { ConfigCheck, ConfigIssue } from './config/check.js';
 export { checkConfig } from './config/check.js';
 export { DEFAULT_NUDGE_THRESHOLDS, defaultConfig } from './config/defaults.js';
 export {
@@ -8,9 +7,7 @@ export {
   readConfigFile,
 } from './config/file.js';
 export { fromReferenceConfig, REFERENCE_ROOT_KEY } from './config/reference-compat.js';
-export type { LoadedConfig } from './config/resolve.js';
 export { loadConfig } from './config/resolve.js';
-export type { ThresholdParse } from './config/thresholds.js';
 export { parseThresholds } from './config/thresholds.js';
 export { createEngine } from './engine.js';
 export { appendNotice, nudgeText } from './notice.js';
@@ -24,15 +21,19 @@ export type {
   AxisThresholds,
   BeforeDecision,
   CallInput,
+  ConfigCheck,
+  ConfigIssue,
   Decision,
   Engine,
   EngineOptions,
   Finding,
   FindingAction,
+  LoadedConfig,
   LoopguardConfig,
   NoticeDecision,
   ResolvedConfig,
   StopDecision,
+  ThresholdParse,
   ToolKind,
   ToolPolicy,
 } from './types.js';

@@ -185,3 +185,26 @@ export interface Engine {
   /** Live scopes held in memory. */
   scopeCount(): number;
 }
+
+/** One problem found in a configuration: where, what value, and why. */
+export interface ConfigIssue {
+  path: string;
+  value: unknown;
+  message: string;
+}
+
+/** A validated configuration: what was valid, and every problem found. */
+export interface ConfigCheck {
+  config: LoopguardConfig;
+  issues: ConfigIssue[];
+}
+
+/** The resolved configuration, with the file used (if any) and every problem met on the way. */
+export interface LoadedConfig {
+  config: ResolvedConfig;
+  file: string | undefined;
+  issues: ConfigIssue[];
+}
+
+/** The outcome of parsing a nudge threshold list. */
+export type ThresholdParse = { ok: true; thresholds: number[] } | { ok: false; reason: string };

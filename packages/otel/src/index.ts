@@ -1,4 +1,3 @@
-export type { AiSdkGuardOptions } from './adapters/ai-sdk.js';
 export {
   guardAiSdkTools,
   guardedAiSdkExports,
@@ -7,10 +6,8 @@ export {
   ToolCallBlockedError,
 } from './adapters/ai-sdk.js';
 export { loopguardMiddleware, patchLangChain } from './adapters/langchain.js';
-export type { LangChainGuardOptions, LangChainToolLike } from './adapters/langchain-tool.js';
 export { guardLangChainTool } from './adapters/langchain-tool.js';
 export { instrumentMcpClient, mcpResultAdapter, patchMcpClientClass } from './adapters/mcp.js';
-export type { AgentsGuardOptions, AgentsToolCallDetails } from './adapters/openai-agents.js';
 export {
   AGENTS_DEFAULT_TOOL_ERROR,
   guardAgentsTool,
@@ -56,10 +53,15 @@ export {
   METRIC_LOOPGUARD_TOOL_CALLS,
 } from './semconv.js';
 export type {
+  AgentsGuardOptions,
+  AgentsToolCallDetails,
+  AiSdkGuardOptions,
   CaptureOptions,
   Guard,
   GuardOptions,
   GuardToolOptions,
+  LangChainGuardOptions,
+  LangChainToolLike,
   LoopguardInstrumentationConfig,
   McpCallToolParamsLike,
   McpCallToolResultLike,

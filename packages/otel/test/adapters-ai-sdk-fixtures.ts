@@ -96,20 +96,25 @@ export function toolResultsSeen(
   return seen;
 }
 
+/** The text of a tool result output (JSON for a non-string value); '' when there is none. */
 export function outputText(output: LanguageModelV3ToolResultOutput | undefined): string {
   if (!output || !('value' in output)) return '';
   return typeof output.value === 'string' ? output.value : JSON.stringify(output.value);
 }
 
+/** Collects the spans of every test in the file. */
 export const exporter = new InMemorySpanExporter();
+/** The tracer provider the test guards use. */
 export const provider = new BasicTracerProvider({
   spanProcessors: [new SimpleSpanProcessor(exporter)],
 });
 
+/** A test guard on `provider`. */
 export function guardWith(options: TestGuardOptions = {}) {
   return testGuard(provider, options);
 }
 
+/** Finished `execute_tool <name>` spans, oldest first. */
 export function toolSpans(name: string): ReadableSpan[] {
   return exporter
     .getFinishedSpans()
@@ -117,7 +122,9 @@ export function toolSpans(name: string): ReadableSpan[] {
     .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
 }
 
+/** Arguments of a `grep` call. */
 export const grepInput = { pattern: 'TODO', path: 'src' };
+/** A fresh AI SDK `grep` tool. */
 export const grepTool = () =>
   tool({
     description: 'search files',

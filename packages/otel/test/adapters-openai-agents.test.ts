@@ -1,19 +1,5 @@
 import { createRequire } from 'node:module';
-import {
-  Agent,
-  type AgentInputItem,
-  run,
-  setTracingDisabled,
-  ToolCallError,
-  tool,
-} from '@openai/agents';
-import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { Agent, run, setTracingDisabled, ToolCallError, tool } from '@openai/agents';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -22,64 +8,16 @@ import {
   patchOpenAIAgents,
 } from '../src/adapters/openai-agents.js';
 import { LoopHaltError } from '../src/index.js';
-import { type TestGuardOptions, testGuard } from './helpers/guard.js';
-
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-function guardWith(options: TestGuardOptions = {}) {
-  return testGuard(provider, options);
-}
-
-/** A model that calls `name` with the same arguments `calls` times, then answers. */
-function loopingModel(name: string, args: Record<string, unknown>, calls: number) {
-  const steps = Array.from({ length: calls }, (_, i) => [
-    functionCall(name, args, { callId: `call-${i + 1}` }),
-  ]);
-  return new ScriptedModel([...steps, [assistantMessage('done')]]);
-}
-
-/** The tool outputs the model was sent, as sent, by call id (from every request it received). */
-function rawOutputsSeen(model: ScriptedModel): Map<string, unknown> {
-  const seen = new Map<string, unknown>();
-  for (const call of model.calls) {
-    const input = call.request.input;
-    if (typeof input === 'string') continue;
-    for (const item of input as AgentInputItem[]) {
-      if (item.type === 'function_call_result') seen.set(item.callId, item.output);
-    }
-  }
-  return seen;
-}
-
-/** The text of the tool outputs the model was sent, by call id. */
-function outputsSeen(model: ScriptedModel): Map<string, string> {
-  const seen = new Map<string, string>();
-  for (const [callId, output] of rawOutputsSeen(model)) {
-    const text = (output as { text?: unknown } | undefined)?.text;
-    seen.set(callId, typeof output === 'string' ? output : text !== undefined ? String(text) : '');
-  }
-  return seen;
-}
-
-function spansOf(name: string): ReadableSpan[] {
-  return exporter
-    .getFinishedSpans()
-    .filter((s) => s.name === `execute_tool ${name}`)
-    .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
-}
-
-const grepToolFrom = (factory: typeof tool, onCall?: () => void) =>
-  factory({
-    name: 'grep',
-    description: 'search files',
-    parameters: z.object({ pattern: z.string(), path: z.string() }),
-    execute: async ({ pattern }) => {
-      onCall?.();
-      return `src/a.ts:1: ${pattern} fix me`;
-    },
-  });
-const grepTool = (onCall?: () => void) => grepToolFrom(tool, onCall);
+import {
+  exporter,
+  grepTool,
+  grepToolFrom,
+  guardWith,
+  loopingModel,
+  outputsSeen,
+  rawOutputsSeen,
+  spansOf,
+} from './helpers/openai-agents.js';
 
 beforeAll(() => setTracingDisabled(true));
 afterEach(() => exporter.reset());
@@ -233,96 +171,6 @@ describe('guardAgentsTool with Agent + run and a scripted model', () => {
       execute: async () => 'ok',
     });
     expect(guardAgentsTool(created)).toBe(created);
-  });
-});
-
-/** A destructive tool whose approval policy reads the input its schema normalised. */
-function deleteUserTool(factory: typeof tool, seenByPolicy: unknown[], onRun: () => void) {
-  return factory({
-    name: 'delete_user',
-    description: 'delete a user',
-    parameters: z.object({ email: z.string().trim().toLowerCase() }),
-    needsApproval: async (_ctx, input) => {
-      seenByPolicy.push(input);
-      return input.email === 'admin@corp.com';
-    },
-    execute: async ({ email }) => {
-      onRun();
-      return `deleted ${email}`;
-    },
-  });
-}
-
-const deleteAdmin = () =>
-  new ScriptedModel([
-    [functionCall('delete_user', { email: ' Admin@Corp.com ' }, { callId: 'del-1' })],
-    [assistantMessage('done')],
-  ]);
-
-describe('needsApproval of a guarded tool', () => {
-  const guarded = {
-    'guardAgentsTool(tool(...))': (seen: unknown[], onRun: () => void) =>
-      guardAgentsTool(deleteUserTool(tool, seen, onRun), { guard: guardWith(), scope: 'a' }),
-    'the patched tool() factory': (seen: unknown[], onRun: () => void) => {
-      const mod: Record<string, unknown> = { tool };
-      patchOpenAIAgents(mod, { guard: guardWith(), scope: 'a' });
-      return deleteUserTool(mod.tool as typeof tool, seen, onRun);
-    },
-  };
-  for (const [label, build] of Object.entries(guarded)) {
-    it(`sees the schema-parsed input and still interrupts for approval (${label})`, async () => {
-      const seenByPolicy: unknown[] = [];
-      let executed = 0;
-      const model = deleteAdmin();
-      const agent = new Agent({
-        name: 'admin',
-        model,
-        tools: [build(seenByPolicy, () => (executed += 1))],
-      });
-      const result = await run(agent, 'delete the admin', { maxTurns: 5 });
-      expect(seenByPolicy).toEqual([{ email: 'admin@corp.com' }]);
-      expect(result.interruptions).toHaveLength(1);
-      expect(executed).toBe(0);
-      expect(spansOf('delete_user')).toHaveLength(0);
-
-      // once approved, the call runs through loopguard
-      const [interruption] = result.interruptions;
-      result.state.approve(interruption!);
-      const resumed = await run(agent, result.state, { maxTurns: 5 });
-      expect(resumed.finalOutput).toBe('done');
-      expect(executed).toBe(1);
-      expect(spansOf('delete_user').map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual([
-        'del-1',
-      ]);
-      expect(outputsSeen(model).get('del-1')).toBe('deleted admin@corp.com');
-    });
-  }
-
-  it('a tool from the patched factory still ends the run on a halt', async () => {
-    const guard = guardWith({ hardStop: true });
-    const mod: Record<string, unknown> = { tool };
-    patchOpenAIAgents(mod, { guard, scope: 'halt-patched' });
-    let executed = 0;
-    const grep = (mod.tool as typeof tool)({
-      name: 'grep',
-      description: 'search files',
-      parameters: z.object({ pattern: z.string(), path: z.string() }),
-      execute: async () => {
-        executed += 1;
-        return 'hit';
-      },
-    });
-    const model = loopingModel('grep', { pattern: 'TODO', path: 'src' }, 12);
-    const failure = await run(new Agent({ name: 'finder', model, tools: [grep] }), 'find', {
-      maxTurns: 20,
-    }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(failure).toBeInstanceOf(ToolCallError);
-    expect((failure as ToolCallError).error).toBeInstanceOf(LoopHaltError);
-    expect(spansOf('grep').length).toBeLessThan(12);
-    expect(executed).toBeLessThan(12);
   });
 });
 

@@ -32,7 +32,7 @@ export function statements(sql: string, derive = deriveSql()): string[] {
 
 /** Every DDL statement of the store, in order: otel_traces, counters and their views, rollups. */
 export function schemaStatements(): string[] {
-  return ['otel_traces.sql', 'counters.sql', 'rollups.sql'].flatMap((f) => statements(readSql(f)));
+  return ['otel-traces.sql', 'counters.sql', 'rollups.sql'].flatMap((f) => statements(readSql(f)));
 }
 
 /** A rollup view: its target table and the SELECT that fills it, with `{{derive}}` unexpanded. */

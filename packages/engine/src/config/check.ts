@@ -1,18 +1,12 @@
-import type { AxisThresholds, LoopguardConfig, ToolKind, ToolPolicy } from '../types.js';
+import type {
+  AxisThresholds,
+  ConfigCheck,
+  ConfigIssue,
+  LoopguardConfig,
+  ToolKind,
+  ToolPolicy,
+} from '../types.js';
 import { parseThresholds } from './thresholds.js';
-
-/** One problem found in a configuration: where, what value, and why. */
-export interface ConfigIssue {
-  path: string;
-  value: unknown;
-  message: string;
-}
-
-/** A validated configuration: what was valid, and every problem found. */
-export interface ConfigCheck {
-  config: LoopguardConfig;
-  issues: ConfigIssue[];
-}
 
 const AXIS_KEYS = [
   'repetition',
@@ -24,8 +18,10 @@ const AXIS_KEYS = [
 ] as const;
 const KINDS: readonly ToolKind[] = ['idempotent', 'mutating', 'poller'];
 
+/** The problems found so far; the checkers below push onto it. */
 export type Issues = ConfigIssue[];
 
+/** A plain object (not null, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -40,6 +36,7 @@ function record(value: unknown, path: string, issues: Issues): Record<string, un
   return undefined;
 }
 
+/** Adds an issue for each key of `obj` not in `known`. */
 export function unknownKeys(
   obj: Record<string, unknown>,
   known: readonly string[],
@@ -70,6 +67,7 @@ export function digitString(text: string): number | undefined {
   return /^\s*\d+\s*$/.test(text) ? Number(text) : undefined;
 }
 
+/** `value` if it is a positive safe integer, else undefined and an issue. */
 export function positiveInt(value: unknown, path: string, issues: Issues): number | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
   issues.push({
@@ -80,6 +78,7 @@ export function positiveInt(value: unknown, path: string, issues: Issues): numbe
   return undefined;
 }
 
+/** `value` if it is a boolean, else undefined and an issue. */
 export function boolean(value: unknown, path: string, issues: Issues): boolean | undefined {
   if (typeof value === 'boolean') return value;
   issues.push({ path, value, message: `${path} must be true or false, got ${describe(value)}` });

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { type ConfigCheck, checkConfig, isRecord } from './check.js';
+import type { ConfigCheck } from '../types.js';
+import { checkConfig, isRecord } from './check.js';
 import { fromReferenceConfig, REFERENCE_ROOT_KEY } from './reference-compat.js';
 
 /** File names looked for in the working directory, in order. */

@@ -1,7 +1,6 @@
-import type { AxisThresholds, LoopguardConfig } from '../types.js';
+import type { AxisThresholds, ConfigCheck, LoopguardConfig } from '../types.js';
 import {
   boolean,
-  type ConfigCheck,
   digitString,
   type Issues,
   isRecord,

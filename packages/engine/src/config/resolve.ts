@@ -1,5 +1,12 @@
-import type { EngineOptions, LoopguardConfig, ResolvedConfig, ToolPolicy } from '../types.js';
-import { type ConfigIssue, checkConfig } from './check.js';
+import type {
+  ConfigIssue,
+  EngineOptions,
+  LoadedConfig,
+  LoopguardConfig,
+  ResolvedConfig,
+  ToolPolicy,
+} from '../types.js';
+import { checkConfig } from './check.js';
 import { defaultConfig } from './defaults.js';
 import { configFromEnv } from './env.js';
 import { findConfigFile, readConfigFile } from './file.js';
@@ -55,13 +62,6 @@ function objectLayer(options: EngineOptions): LoopguardConfig {
   if (tools !== undefined) layer.tools = tools;
   if (scopes !== undefined) layer.scopes = scopes;
   return layer;
-}
-
-/** The resolved configuration, with the file used (if any) and every problem met on the way. */
-export interface LoadedConfig {
-  config: ResolvedConfig;
-  file: string | undefined;
-  issues: ConfigIssue[];
 }
 
 /**

@@ -1,5 +1,4 @@
-/** The outcome of parsing a nudge threshold list. */
-export type ThresholdParse = { ok: true; thresholds: number[] } | { ok: false; reason: string };
+import type { ThresholdParse } from '../types.js';
 
 /**
  * The smallest nudge threshold: a streak counts calls in a row, and a streak of 1 is a call that

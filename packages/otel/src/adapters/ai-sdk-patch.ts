@@ -1,8 +1,9 @@
 import { diag } from '@opentelemetry/api';
 import type { ToolSet } from 'ai';
+import type { AiSdkGuardOptions } from '../types.js';
 import { replaceExport } from './ai-sdk-exports.js';
 import { currentRunScope, inRunScope, newRunScope } from './ai-sdk-runs.js';
-import { type AiSdkGuardOptions, bindRun, guardAiSdkTools } from './ai-sdk-tools.js';
+import { bindRun, guardAiSdkTools } from './ai-sdk-tools.js';
 
 const PATCHED = Symbol.for('loopguard.ai-sdk.patched');
 const PATCHED_NAMES = ['generateText', 'streamText'] as const;

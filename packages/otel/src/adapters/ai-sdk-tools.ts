@@ -5,22 +5,10 @@ import { defaultResultAdapter } from '../default-adapter.js';
 import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
-import type { Guard, ResultAdapter } from '../types.js';
+import type { AiSdkGuardOptions, ResultAdapter } from '../types.js';
 import { currentRunScope, inRunScope } from './ai-sdk-runs.js';
 import { isAsyncIterable, relay, type Stream, settle } from './ai-sdk-stream.js';
 import { isPlainObject } from './plain-object.js';
-
-/** Options of `guardAiSdkTools`. */
-export interface AiSdkGuardOptions {
-  /** Default: `getGuard()` at call time. */
-  guard?: Guard;
-  /**
-   * Fixed scope, or one computed per call (e.g. from `experimental_context`). Default: the context
-   * scope (`withScope`, active span); when there is none, one scope per `generateText` /
-   * `streamText` call or agent `generate` / `stream` call of the patched SDK (`register`).
-   */
-  scope?: string | ((toolName: string, options: ToolExecutionOptions) => string | undefined);
-}
 
 /**
  * Thrown from a guarded AI SDK tool whose call loopguard blocked. The AI SDK turns a throwing

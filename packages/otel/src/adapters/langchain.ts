@@ -2,10 +2,11 @@ import type { ToolCall } from '@langchain/core/messages/tool';
 import { diag } from '@opentelemetry/api';
 import type { AgentMiddleware, ToolCallHandler } from 'langchain';
 import { getGuard } from '../guard.js';
+import type { LangChainGuardOptions } from '../types.js';
 import { replaceExport } from './ai-sdk-exports.js';
 import { blockedDecision, langChainResultAdapter } from './langchain-results.js';
 import { langChainScope, threadIdOf } from './langchain-scope.js';
-import { isGuardedLangChainTool, type LangChainGuardOptions } from './langchain-tool.js';
+import { isGuardedLangChainTool } from './langchain-tool.js';
 import { answerToolError, errorToolMessage } from './langchain-tool-errors.js';
 
 type Request = Parameters<ToolCallHandler>[0];

@@ -3,7 +3,7 @@ import { context, diag } from '@opentelemetry/api';
 import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
-import type { Guard, ToolCallInfo } from '../types.js';
+import type { AgentsGuardOptions, AgentsToolCallDetails, ToolCallInfo } from '../types.js';
 import { replaceExport } from './ai-sdk-exports.js';
 import { type ApprovalTool, approvalWithSdkInput } from './openai-agents-approval.js';
 import { AGENTS_DEFAULT_TOOL_ERROR, agentsResultAdapter } from './openai-agents-results.js';
@@ -11,28 +11,8 @@ import { scopePerRun } from './run-scopes.js';
 
 export { AGENTS_DEFAULT_TOOL_ERROR };
 
-/** Options of `guardAgentsTool` and `patchOpenAIAgents`. */
-export interface AgentsGuardOptions {
-  /** Default: `getGuard()` at call time. */
-  guard?: Guard;
-  /**
-   * Fixed scope, or one computed per call. Default: the context scope (`withScope`, active span);
-   * when there is none, one scope per agent run (per `RunContext`).
-   */
-  scope?:
-    | string
-    | ((runContext: RunContext<unknown>, details?: AgentsToolCallDetails) => string | undefined);
-  /**
-   * Whether a returned result reports a failure. Function tools turn thrown errors into a string
-   * for the model (the tool's `errorFunction`); by default the SDK's own default error text counts.
-   */
-  isError?: (result: unknown) => boolean;
-}
-
 type AnyFunctionTool = FunctionTool<unknown, never, unknown>;
 type Invoke = AnyFunctionTool['invoke'];
-/** What the runner passes to a function tool's `invoke` besides its input (the model's call). */
-export type AgentsToolCallDetails = Parameters<Invoke>[2];
 
 type Execute = (input: unknown, runContext: RunContext<unknown>, details?: unknown) => unknown;
 type ErrorFunction = (runContext: unknown, error: unknown, details?: unknown) => unknown;

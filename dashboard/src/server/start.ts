@@ -1,0 +1,81 @@
+import { type ServerType, serve } from '@hono/node-server';
+import { DEFAULT_DB_PATH, openDuckDbStore } from '../store/duckdb.js';
+import type { DuckDbStoreOptions, Store } from '../store/types.js';
+import { createApp } from './app.js';
+import { parseHostList, resolveAllowedHosts } from './host-guard.js';
+import { parseRetention } from './retention.js';
+import type { AppOptions, DashboardOptions, RunningDashboard } from './types.js';
+
+async function openStore(o: DashboardOptions): Promise<{ store: Store; owned: boolean }> {
+  if (o.store) return { store: o.store, owned: false };
+  const url = o.storeUrl;
+  if (url && !/^duckdb:/i.test(url)) {
+    if (o.createStore) return { store: await o.createStore(url), owned: true };
+    if (/^clickhouses?:\/\//i.test(url)) {
+      // loaded on demand: DuckDB-only installs never load the ClickHouse client
+      const { createClickHouseStore } = await import('../store/clickhouse.js');
+      return { store: await createClickHouseStore({ url }), owned: true };
+    }
+    throw new Error(`unsupported --store "${url}": use duckdb:<path> or clickhouse://host:8123/db`);
+  }
+  const path = url ? url.replace(/^duckdb:(\/\/)?/i, '') || DEFAULT_DB_PATH : o.db;
+  const opts: DuckDbStoreOptions = { path: path ?? DEFAULT_DB_PATH };
+  return { store: await openDuckDbStore(opts), owned: true };
+}
+
+/** Opens the store and serves the dashboard on host:port. */
+export async function startDashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
+  const retentionMs =
+    options.retention === undefined ? undefined : parseRetention(options.retention, 'retention');
+  const { store, owned } = await openStore(options);
+  const host = options.host ?? '127.0.0.1';
+  const appOptions: AppOptions = {
+    store,
+    uiDir: options.uiDir,
+    maxInFlight: options.maxInFlight,
+    allowedHosts: resolveAllowedHosts(
+      host,
+      options.allowedHosts ?? parseHostList(process.env.LOOPGUARD_ALLOWED_HOSTS),
+    ),
+  };
+  const token = options.token ?? process.env.LOOPGUARD_TOKEN;
+  if (token) appOptions.token = token;
+  const app = createApp(appOptions);
+  let server: ServerType;
+  const port = await new Promise<number>((resolve, reject) => {
+    server = serve({ fetch: app.fetch, port: options.port ?? 4318, hostname: host }, (info) =>
+      resolve(info.port),
+    );
+    server.once('error', reject);
+  }).catch(async (error) => {
+    if (owned) await store.close();
+    throw error;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  if (retentionMs !== undefined) {
+    const prune = () => {
+      store.deleteBefore(Date.now() - retentionMs).catch((e) => console.error('retention:', e));
+    };
+    prune();
+    timer = setInterval(prune, 60_000);
+    timer.unref();
+  }
+  let closing: Promise<void> | undefined;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    store,
+    close() {
+      closing ??= (async () => {
+        if (timer) clearInterval(timer);
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          if ('closeAllConnections' in server) server.closeAllConnections();
+        });
+        if (owned) await store.close();
+      })();
+      return closing;
+    },
+  };
+}

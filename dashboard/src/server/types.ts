@@ -1,0 +1,60 @@
+import type { Store } from '../store/types.js';
+
+/** Options of the dashboard's Hono app. */
+export interface AppOptions {
+  store: Store;
+  /** Bearer token required on /v1, /api and /metrics; none when unset. */
+  token?: string;
+  /** Directory of the built UI. Default dashboard/dist/ui. */
+  uiDir?: string;
+  /** Ingest requests in flight before 429. Default 32. */
+  maxInFlight?: number;
+  /** Largest body after decompression. Default 64 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Host names (any port) accepted besides localhost, 127.0.0.1 and [::1]; `'*'` accepts any Host.
+   * Default: loopback names only (a DNS-rebinding page sends its own name as Host).
+   */
+  allowedHosts?: readonly string[];
+  /** Reports unexpected (500) errors and failed inserts (503); default console.error. */
+  onInternalError?: (error: unknown) => void;
+}
+
+/** Options of `startDashboard` (and of `loopguard dashboard`). */
+export interface DashboardOptions {
+  /** Default 4318 (the OTLP/HTTP port); 0 picks a free one. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** DuckDB file. Default `.loopguard/loopguard.duckdb`. */
+  db?: string;
+  /** A store to use instead of opening one (it is not closed by `close()`). */
+  store?: Store;
+  /** Store URL: `duckdb:<path>`, `clickhouse://user:pass@host:8123/db`, or any URL `createStore` opens. */
+  storeUrl?: string;
+  /** Opens the store for a non-DuckDB `storeUrl` (instead of the built-in ClickHouse store). */
+  createStore?: (url: string) => Promise<Store>;
+  /** Keep spans this long, e.g. `7d` (a unit is required; at least `1m`); pruned every minute. Default: keep everything. */
+  retention?: string;
+  /** Bearer token for ingest, API and /metrics. Default: $LOOPGUARD_TOKEN. */
+  token?: string;
+  /**
+   * Host names (any port) the server answers to besides localhost, 127.0.0.1, [::1] and `host`;
+   * `*` for any. Default: $LOOPGUARD_ALLOWED_HOSTS (comma-separated). The Host check is on when
+   * `host` is a loopback address or this list is given.
+   */
+  allowedHosts?: string[];
+  /** Directory of the built UI. */
+  uiDir?: string;
+  /** Ingest requests in flight before 429. */
+  maxInFlight?: number;
+}
+
+/** A running dashboard. */
+export interface RunningDashboard {
+  url: string;
+  port: number;
+  store: Store;
+  /** Stops the server, the retention timer and the store it opened. Idempotent. */
+  close(): Promise<void>;
+}
