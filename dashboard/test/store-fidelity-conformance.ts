@@ -105,5 +105,27 @@ export function describeFidelityConformance(name: string, makeStore: () => Promi
       expect(sleep.repeatSeconds).toBeGreaterThan(9e9);
       expect((await store.counters()).ingestedSpans).toBe(5);
     });
+
+    it('stores spans from the first years of the epoch, a missing (zero) start included', async () => {
+      // an OTLP span without start_time_unix_nano decodes to 0; clocks of fresh devices start at 0
+      const times = [0n, 5_000_000_000n, 99_999_999_123_456_789n, 999_999_999_000_000_001n];
+      const spans = times.map((ns, i) => {
+        const span = makeToolSpan({ timeMs: 0, scope: `epoch-${i}`, action: 'nudge' });
+        span.startTimeUnixNano = ns;
+        span.events[0]!.timeUnixNano = ns;
+        return span;
+      });
+      await store.insert(spans);
+      for (const [i, span] of spans.entries()) {
+        const [stored] = await store.trace(span.traceId);
+        const ms = Number(times[i]! / 1_000_000n);
+        expect(stored?.start).toBe(ms);
+        expect(stored?.events.map((e) => e.time)).toEqual([ms]);
+      }
+      const early = { from: 0, to: 1_000_000_000_001 };
+      expect((await store.summary(early)).calls).toBe(4);
+      expect((await store.hotspots(early)).rows[0]).toMatchObject({ calls: 4, nudges: 4 });
+      expect((await store.sessions(early)).total).toBe(4);
+    });
   });
 }
