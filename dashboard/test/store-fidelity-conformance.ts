@@ -106,6 +106,28 @@ export function describeFidelityConformance(name: string, makeStore: () => Promi
       expect((await store.counters()).ingestedSpans).toBe(5);
     });
 
+    it('answers ranges that reach past the latest time it can store', async () => {
+      const last = makeToolSpan({ timeMs: T0, scope: 'last', action: 'block' });
+      last.startTimeUnixNano = 2n ** 64n; // clamped to 2262-04-11T23:47:16.854Z
+      await store.insert([makeToolSpan({ timeMs: T0, scope: 'now' }), last]);
+      const wide = { from: 0, to: 999_999_999_999_999 }; // the API's largest `to` (15 digits)
+      expect(await store.summary(wide)).toMatchObject({ spans: 2, calls: 2, blocks: 1 });
+      expect((await store.hotspots(wide)).rows[0]).toMatchObject({ calls: 2, blocks: 1 });
+      expect((await store.sessions(wide)).total).toBe(2);
+      expect((await store.sessions({ ...wide, action: 'block' })).rows[0]?.scope).toBe('last');
+      expect((await store.session('last', wide))?.calls).toHaveLength(1);
+      expect((await store.facets(wide)).tools).toEqual(['grep']);
+      const series = await store.series(wide, 100_000_000_000_000);
+      expect(series.points.reduce((n, p) => n + p.allow + p.block, 0)).toBe(2);
+      const beyond = { from: 9_999_999_999_999, to: 99_999_999_999_999 };
+      expect((await store.summary(beyond)).spans).toBe(0);
+      expect(await store.hotspots(beyond)).toEqual({ rows: [], total: 0 });
+      expect(await store.sessions(beyond)).toEqual({ rows: [], total: 0 });
+      expect(await store.deleteBefore(999_999_999_999_999)).toBe(2);
+      expect((await store.summary(wide)).spans).toBe(0);
+      expect(await store.hotspots(wide)).toEqual({ rows: [], total: 0 });
+    });
+
     it('stores spans from the first years of the epoch, a missing (zero) start included', async () => {
       // an OTLP span without start_time_unix_nano decodes to 0; clocks of fresh devices start at 0
       const times = [0n, 5_000_000_000n, 99_999_999_123_456_789n, 999_999_999_000_000_001n];

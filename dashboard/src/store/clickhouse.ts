@@ -3,6 +3,7 @@ import {
   createHttpExecutor,
   parseClickHouseUrl,
   type SqlExecutor,
+  type SqlParams,
 } from './clickhouse/executor.js';
 import { queryHotspots, querySessions } from './clickhouse/lists.js';
 import {
@@ -15,7 +16,7 @@ import {
 } from './clickhouse/queries.js';
 import { spanToRow } from './clickhouse/rows.js';
 import { rollupViews, schemaStatements } from './clickhouse/schema.js';
-import { makeSource, num } from './clickhouse/sql.js';
+import { defined, makeSource, num, timeBound, where } from './clickhouse/sql.js';
 import { sumRejected } from './counter-deltas.js';
 import type { SpanRecord, Store } from './types.js';
 
@@ -112,10 +113,15 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   async function refillMinute(minuteS: number): Promise<void> {
     for (const view of rollupViews()) {
       const cols = (await exec.query(`DESCRIBE TABLE ${view.target}`)).map((c) => String(c.name));
-      const derive = `${src.derived.slice(1, -1)} WHERE Timestamp >= toDateTime64({m:Int64}, 9) AND Timestamp < toDateTime64({m:Int64} + 60, 9)`;
+      const params: SqlParams = {};
+      const range = defined([
+        timeBound('>=', minuteS * 1000, 'from', params),
+        timeBound('<', minuteS * 1000 + 60_000, 'to', params),
+      ]);
+      const derive = `${src.derived.slice(1, -1)} ${where(range)}`;
       await exec.command(
         `INSERT INTO ${view.target} SELECT ${cols.join(', ')} FROM (${view.select.replaceAll('{{derive}}', derive)})`,
-        { m: minuteS },
+        params,
       );
     }
   }
@@ -138,8 +144,8 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
     counters: () => queryCounters(src),
     async deleteBefore(cutoffMs) {
       open();
-      const params = { cutoff: Math.trunc(cutoffMs) };
-      const cond = 'Timestamp < fromUnixTimestamp64Milli({cutoff:Int64})';
+      const params: SqlParams = {};
+      const cond = timeBound('<', cutoffMs, 'cutoff', params) ?? '1';
       const [row] = await exec.query(`SELECT count() AS n FROM otel_traces WHERE ${cond}`, params);
       const n = num(row?.n);
       if (n === 0) return 0;
