@@ -85,27 +85,41 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   };
 
   // Concurrent inserts are grouped into one INSERT (ClickHouse prefers few large inserts); a
-  // failed group is retried batch by batch so one bad batch does not fail its neighbours. Without
-  // multi-table transactions, rejection counts are inserted right after the spans they came with.
+  // group whose spans fail is retried batch by batch so one bad batch does not fail its
+  // neighbours. Without multi-table transactions, rejection counts are inserted right after the
+  // spans they came with; once the spans are in, only the counts are ever retried.
   const queue: PendingInsert[] = [];
   let draining: Promise<void> | undefined;
-  async function write(group: readonly PendingInsert[]): Promise<void> {
-    const rows = group.length === 1 ? group[0]!.rows : group.flatMap((p) => p.rows);
-    if (rows.length) await exec.insert('otel_traces', rows);
+  /** Inserts the rejection counts of batches whose spans are committed, settling each batch. */
+  async function settleCounters(group: readonly PendingInsert[]): Promise<void> {
     const counters = rejectedRows(group);
-    if (counters.length) await exec.insert('loopguard_counters', counters);
+    try {
+      if (counters.length) await exec.insert('loopguard_counters', counters);
+    } catch {
+      for (const p of group) {
+        const own = rejectedRows([p]);
+        await (own.length ? exec.insert('loopguard_counters', own) : Promise.resolve()).then(
+          p.resolve,
+          p.reject,
+        );
+      }
+      return;
+    }
+    for (const p of group) p.resolve();
+  }
+  async function commit(group: readonly PendingInsert[]): Promise<void> {
+    const rows = group.length === 1 ? group[0]!.rows : group.flatMap((p) => p.rows);
+    try {
+      if (rows.length) await exec.insert('otel_traces', rows);
+    } catch (error) {
+      if (group.length === 1) group[0]?.reject(error);
+      else for (const p of group) await commit([p]);
+      return;
+    }
+    await settleCounters(group);
   }
   async function drain(): Promise<void> {
-    while (queue.length) {
-      const group = queue.splice(0, queue.length);
-      try {
-        await write(group);
-        for (const p of group) p.resolve();
-      } catch (error) {
-        if (group.length === 1) group[0]?.reject(error);
-        else for (const p of group) await write([p]).then(p.resolve, p.reject);
-      }
-    }
+    while (queue.length) await commit(queue.splice(0, queue.length));
     draining = undefined;
   }
 
