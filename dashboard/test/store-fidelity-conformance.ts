@@ -71,6 +71,36 @@ export function describeFidelityConformance(name: string, makeStore: () => Promi
       ).toEqual(exact.attributes);
     });
 
+    it('reads integer attributes as their leading decimal digits, like parseInt', async () => {
+      const cases: [string, number][] = [
+        ['12abc', 12],
+        [' \t7', 7],
+        ['+2', 2],
+        ['\u00a04', 4],
+        ['3.9', 3],
+        ['1e3', 1],
+        ['-00012', -12],
+        ['0x10', 0],
+        ['- 5', 0],
+        ['2147483648', 0],
+      ];
+      await store.insert(
+        cases.map(([text], i) =>
+          makeToolSpan({
+            timeMs: T0 + i,
+            scope: `int-${i}`,
+            attributes: { 'loopguard.streak': text, 'loopguard.count': text },
+          }),
+        ),
+      );
+      for (const [i, [text, value]] of cases.entries()) {
+        const [call] = (await store.session(`int-${i}`))!.calls;
+        expect([call!.streak, call!.count], text).toEqual([value, value]);
+      }
+      const [h] = (await store.hotspots(all)).rows;
+      expect(h!.longestStreak).toBe(12);
+    });
+
     it('stores values beyond its column ranges, clamped, with the attributes as sent', async () => {
       const far = 10_413_792_000_000_000_000n; // 2300-01-01, past the int64 nanosecond range
       const late = makeToolSpan({ timeMs: T0 });
