@@ -20,6 +20,26 @@ function failingInserts(table: string, failures: number): SqlExecutor {
   };
 }
 
+/**
+ * A chDB executor that writes blocks of `blockRows` rows (as a server does past about a million
+ * rows or 256 MB) and writes rows of tool `poison` with a time ClickHouse refuses.
+ */
+async function smallBlocksPoisoned(blockRows: number): Promise<SqlExecutor> {
+  const exec = createChdbExecutor();
+  await exec.command(
+    `SET max_insert_block_size = ${blockRows}, min_insert_block_size_rows = ${blockRows}, min_insert_block_size_bytes = 1`,
+  );
+  return {
+    ...exec,
+    insert(target, rows) {
+      const poisoned = (rows as Record<string, unknown>[]).map((r) =>
+        r.SpanName === 'execute_tool poison' ? { ...r, Timestamp: 'not a time' } : r,
+      );
+      return exec.insert(target, poisoned);
+    },
+  };
+}
+
 const range = { from: T0, to: T0 + 60_000 };
 
 describe('ClickHouse store inserts', () => {
@@ -60,6 +80,32 @@ describe('ClickHouse store inserts', () => {
       );
       expect(await store.trace(span.traceId)).toHaveLength(1);
       expect((await store.counters()).ingestedSpans).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('writes a group as one block: a failed group leaves no rows behind to be stored twice', async () => {
+    const store = await createClickHouseStore({ executor: await smallBlocksPoisoned(50) });
+    try {
+      const first = store.insert([makeToolSpan({ timeMs: T0, scope: 'first' })]);
+      const batch = (b: number) =>
+        Array.from({ length: 100 }, (_, i) => makeToolSpan({ timeMs: T0 + i, scope: `b${b}` }));
+      const bad = [...batch(3), makeToolSpan({ timeMs: T0, tool: 'poison' })];
+      const results = await Promise.allSettled([
+        first,
+        store.insert(batch(1)),
+        store.insert(batch(2)),
+        store.insert(bad),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+      ]);
+      expect((await store.summary(range)).calls).toBe(201);
+      expect((await store.counters()).ingestedSpans).toBe(201);
     } finally {
       await store.close();
     }
