@@ -111,6 +111,29 @@ describe('ClickHouse store inserts', () => {
     }
   });
 
+  it('groups queued batches up to maxBatchSpans spans per INSERT', async () => {
+    const exec = createChdbExecutor();
+    const sizes: number[] = [];
+    const store = await createClickHouseStore({
+      executor: {
+        ...exec,
+        insert(table, rows) {
+          if (table === 'otel_traces') sizes.push(rows.length);
+          return exec.insert(table, rows);
+        },
+      },
+      maxBatchSpans: 25,
+    });
+    try {
+      const batch = (n: number) => Array.from({ length: n }, () => makeToolSpan({ timeMs: T0 }));
+      await Promise.all([1, 10, 10, 10, 30, 5].map((n) => store.insert(batch(n))));
+      expect(sizes).toEqual([1, 20, 10, 30, 5]);
+      expect((await store.summary(range)).calls).toBe(66);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('retries a failed group batch by batch; the bad batch fails alone', async () => {
     const store = await createClickHouseStore({ executor: failingInserts('otel_traces', 2) });
     try {

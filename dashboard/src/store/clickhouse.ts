@@ -30,6 +30,8 @@ export interface ClickHouseStoreOptions {
   createSchema?: boolean;
   /** Answer minute-aligned hotspot/session queries from the rollups (default true). */
   rollups?: boolean;
+  /** Most spans written in one grouped INSERT (one block in the server's memory). Default 50 000. */
+  maxBatchSpans?: number;
 }
 
 const ROLLUP_TABLES = ['loopguard_hotspots_1m', 'loopguard_sessions_1m'];
@@ -118,8 +120,19 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
     }
     await settleCounters(group);
   }
+  const maxBatch = options.maxBatchSpans ?? 50_000;
+  /** The next group: queued batches up to maxBatch spans (at least one batch, however large). */
+  function nextGroup(): PendingInsert[] {
+    let spans = queue[0]?.rows.length ?? 0;
+    let n = 1;
+    while (n < queue.length && spans + (queue[n]?.rows.length ?? 0) <= maxBatch) {
+      spans += queue[n]?.rows.length ?? 0;
+      n++;
+    }
+    return queue.splice(0, n);
+  }
   async function drain(): Promise<void> {
-    while (queue.length) await commit(queue.splice(0, queue.length));
+    while (queue.length) await commit(nextGroup());
     draining = undefined;
   }
 
