@@ -71,6 +71,36 @@ export function describeFidelityConformance(name: string, makeStore: () => Promi
       ).toEqual(exact.attributes);
     });
 
+    it('reads integer attributes as their leading decimal digits, like parseInt', async () => {
+      const cases: [string, number][] = [
+        ['12abc', 12],
+        [' \t7', 7],
+        ['+2', 2],
+        ['\u00a04', 4],
+        ['3.9', 3],
+        ['1e3', 1],
+        ['-00012', -12],
+        ['0x10', 0],
+        ['- 5', 0],
+        ['2147483648', 0],
+      ];
+      await store.insert(
+        cases.map(([text], i) =>
+          makeToolSpan({
+            timeMs: T0 + i,
+            scope: `int-${i}`,
+            attributes: { 'loopguard.streak': text, 'loopguard.count': text },
+          }),
+        ),
+      );
+      for (const [i, [text, value]] of cases.entries()) {
+        const [call] = (await store.session(`int-${i}`))!.calls;
+        expect([call!.streak, call!.count], text).toEqual([value, value]);
+      }
+      const [h] = (await store.hotspots(all)).rows;
+      expect(h!.longestStreak).toBe(12);
+    });
+
     it('stores values beyond its column ranges, clamped, with the attributes as sent', async () => {
       const far = 10_413_792_000_000_000_000n; // 2300-01-01, past the int64 nanosecond range
       const late = makeToolSpan({ timeMs: T0 });
@@ -104,6 +134,50 @@ export function describeFidelityConformance(name: string, makeStore: () => Promi
       expect(sleep.calls).toBe(2);
       expect(sleep.repeatSeconds).toBeGreaterThan(9e9);
       expect((await store.counters()).ingestedSpans).toBe(5);
+    });
+
+    it('answers ranges that reach past the latest time it can store', async () => {
+      const last = makeToolSpan({ timeMs: T0, scope: 'last', action: 'block' });
+      last.startTimeUnixNano = 2n ** 64n; // clamped to 2262-04-11T23:47:16.854Z
+      await store.insert([makeToolSpan({ timeMs: T0, scope: 'now' }), last]);
+      const wide = { from: 0, to: 999_999_999_999_999 }; // the API's largest `to` (15 digits)
+      expect(await store.summary(wide)).toMatchObject({ spans: 2, calls: 2, blocks: 1 });
+      expect((await store.hotspots(wide)).rows[0]).toMatchObject({ calls: 2, blocks: 1 });
+      expect((await store.sessions(wide)).total).toBe(2);
+      expect((await store.sessions({ ...wide, action: 'block' })).rows[0]?.scope).toBe('last');
+      expect((await store.session('last', wide))?.calls).toHaveLength(1);
+      expect((await store.facets(wide)).tools).toEqual(['grep']);
+      const series = await store.series(wide, 100_000_000_000_000);
+      expect(series.points.reduce((n, p) => n + p.allow + p.block, 0)).toBe(2);
+      const beyond = { from: 9_999_999_999_999, to: 99_999_999_999_999 };
+      expect((await store.summary(beyond)).spans).toBe(0);
+      expect(await store.hotspots(beyond)).toEqual({ rows: [], total: 0 });
+      expect(await store.sessions(beyond)).toEqual({ rows: [], total: 0 });
+      expect(await store.deleteBefore(999_999_999_999_999)).toBe(2);
+      expect((await store.summary(wide)).spans).toBe(0);
+      expect(await store.hotspots(wide)).toEqual({ rows: [], total: 0 });
+    });
+
+    it('stores spans from the first years of the epoch, a missing (zero) start included', async () => {
+      // an OTLP span without start_time_unix_nano decodes to 0; clocks of fresh devices start at 0
+      const times = [0n, 5_000_000_000n, 99_999_999_123_456_789n, 999_999_999_000_000_001n];
+      const spans = times.map((ns, i) => {
+        const span = makeToolSpan({ timeMs: 0, scope: `epoch-${i}`, action: 'nudge' });
+        span.startTimeUnixNano = ns;
+        span.events[0]!.timeUnixNano = ns;
+        return span;
+      });
+      await store.insert(spans);
+      for (const [i, span] of spans.entries()) {
+        const [stored] = await store.trace(span.traceId);
+        const ms = Number(times[i]! / 1_000_000n);
+        expect(stored?.start).toBe(ms);
+        expect(stored?.events.map((e) => e.time)).toEqual([ms]);
+      }
+      const early = { from: 0, to: 1_000_000_000_001 };
+      expect((await store.summary(early)).calls).toBe(4);
+      expect((await store.hotspots(early)).rows[0]).toMatchObject({ calls: 4, nudges: 4 });
+      expect((await store.sessions(early)).total).toBe(4);
     });
   });
 }

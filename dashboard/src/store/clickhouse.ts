@@ -3,6 +3,7 @@ import {
   createHttpExecutor,
   parseClickHouseUrl,
   type SqlExecutor,
+  type SqlParams,
 } from './clickhouse/executor.js';
 import { queryHotspots, querySessions } from './clickhouse/lists.js';
 import {
@@ -15,7 +16,7 @@ import {
 } from './clickhouse/queries.js';
 import { spanToRow } from './clickhouse/rows.js';
 import { rollupViews, schemaStatements } from './clickhouse/schema.js';
-import { makeSource, num } from './clickhouse/sql.js';
+import { defined, makeSource, num, timeBound, where } from './clickhouse/sql.js';
 import { sumRejected } from './counter-deltas.js';
 import type { SpanRecord, Store } from './types.js';
 
@@ -29,6 +30,8 @@ export interface ClickHouseStoreOptions {
   createSchema?: boolean;
   /** Answer minute-aligned hotspot/session queries from the rollups (default true). */
   rollups?: boolean;
+  /** Most spans written in one grouped INSERT (one block in the server's memory). Default 50 000. */
+  maxBatchSpans?: number;
 }
 
 const ROLLUP_TABLES = ['loopguard_hotspots_1m', 'loopguard_sessions_1m'];
@@ -84,27 +87,52 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   };
 
   // Concurrent inserts are grouped into one INSERT (ClickHouse prefers few large inserts); a
-  // failed group is retried batch by batch so one bad batch does not fail its neighbours. Without
-  // multi-table transactions, rejection counts are inserted right after the spans they came with.
+  // group whose spans fail is retried batch by batch so one bad batch does not fail its
+  // neighbours. Without multi-table transactions, rejection counts are inserted right after the
+  // spans they came with; once the spans are in, only the counts are ever retried.
   const queue: PendingInsert[] = [];
   let draining: Promise<void> | undefined;
-  async function write(group: readonly PendingInsert[]): Promise<void> {
-    const rows = group.length === 1 ? group[0]!.rows : group.flatMap((p) => p.rows);
-    if (rows.length) await exec.insert('otel_traces', rows);
+  /** Inserts the rejection counts of batches whose spans are committed, settling each batch. */
+  async function settleCounters(group: readonly PendingInsert[]): Promise<void> {
     const counters = rejectedRows(group);
-    if (counters.length) await exec.insert('loopguard_counters', counters);
+    try {
+      if (counters.length) await exec.insert('loopguard_counters', counters);
+    } catch {
+      for (const p of group) {
+        const own = rejectedRows([p]);
+        await (own.length ? exec.insert('loopguard_counters', own) : Promise.resolve()).then(
+          p.resolve,
+          p.reject,
+        );
+      }
+      return;
+    }
+    for (const p of group) p.resolve();
+  }
+  async function commit(group: readonly PendingInsert[]): Promise<void> {
+    const rows = group.length === 1 ? group[0]!.rows : group.flatMap((p) => p.rows);
+    try {
+      if (rows.length) await exec.insert('otel_traces', rows);
+    } catch (error) {
+      if (group.length === 1) group[0]?.reject(error);
+      else for (const p of group) await commit([p]);
+      return;
+    }
+    await settleCounters(group);
+  }
+  const maxBatch = options.maxBatchSpans ?? 50_000;
+  /** The next group: queued batches up to maxBatch spans (at least one batch, however large). */
+  function nextGroup(): PendingInsert[] {
+    let spans = queue[0]?.rows.length ?? 0;
+    let n = 1;
+    while (n < queue.length && spans + (queue[n]?.rows.length ?? 0) <= maxBatch) {
+      spans += queue[n]?.rows.length ?? 0;
+      n++;
+    }
+    return queue.splice(0, n);
   }
   async function drain(): Promise<void> {
-    while (queue.length) {
-      const group = queue.splice(0, queue.length);
-      try {
-        await write(group);
-        for (const p of group) p.resolve();
-      } catch (error) {
-        if (group.length === 1) group[0]?.reject(error);
-        else for (const p of group) await write([p]).then(p.resolve, p.reject);
-      }
-    }
+    while (queue.length) await commit(nextGroup());
     draining = undefined;
   }
 
@@ -112,10 +140,15 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   async function refillMinute(minuteS: number): Promise<void> {
     for (const view of rollupViews()) {
       const cols = (await exec.query(`DESCRIBE TABLE ${view.target}`)).map((c) => String(c.name));
-      const derive = `${src.derived.slice(1, -1)} WHERE Timestamp >= toDateTime64({m:Int64}, 9) AND Timestamp < toDateTime64({m:Int64} + 60, 9)`;
+      const params: SqlParams = {};
+      const range = defined([
+        timeBound('>=', minuteS * 1000, 'from', params),
+        timeBound('<', minuteS * 1000 + 60_000, 'to', params),
+      ]);
+      const derive = `${src.derived.slice(1, -1)} ${where(range)}`;
       await exec.command(
         `INSERT INTO ${view.target} SELECT ${cols.join(', ')} FROM (${view.select.replaceAll('{{derive}}', derive)})`,
-        { m: minuteS },
+        params,
       );
     }
   }
@@ -138,8 +171,8 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
     counters: () => queryCounters(src),
     async deleteBefore(cutoffMs) {
       open();
-      const params = { cutoff: Math.trunc(cutoffMs) };
-      const cond = 'Timestamp < fromUnixTimestamp64Milli({cutoff:Int64})';
+      const params: SqlParams = {};
+      const cond = timeBound('<', cutoffMs, 'cutoff', params) ?? '1';
       const [row] = await exec.query(`SELECT count() AS n FROM otel_traces WHERE ${cond}`, params);
       const n = num(row?.n);
       if (n === 0) return 0;

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Session } from 'chdb';
-import type { SqlExecutor } from './executor.js';
+import { ONE_BLOCK_INSERT, type SqlExecutor } from './executor.js';
 
 /**
  * An executor over embedded ClickHouse (chDB) for tests and benchmarks: the same SQL as a server.
@@ -38,7 +38,7 @@ export function createChdbExecutor(path?: string): SqlExecutor {
       serial(async () => {
         if (rows.length === 0) return;
         const values = `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
-        await session.insert({ table, values, format: 'JSONEachRow' });
+        await session.insert({ table, values, format: 'JSONEachRow', settings: ONE_BLOCK_INSERT });
       }),
     close() {
       closed ??= tail.then(() => session.close());

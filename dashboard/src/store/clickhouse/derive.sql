@@ -26,9 +26,15 @@ SELECT
         SpanAttributes['gen_ai.conversation.id']) AS LoopScope,
     SpanAttributes['gen_ai.conversation.id'] AS ConversationId,
     SpanAttributes['gen_ai.tool.call.arguments'] AS ToolArgs,
-    toInt32OrZero(SpanAttributes['loopguard.streak']) AS Streak,
-    toInt32OrZero(SpanAttributes['loopguard.count']) AS LoopCount,
-    toInt32OrZero(SpanAttributes['loopguard.nudge.level']) AS NudgeLevel,
+    -- Integers as span-fields.ts reads them (parseInt, then 0 outside int32): the leading decimal
+    -- digits after whitespace and a sign; the regular expression only for values that are not plain.
+    arrayMap(v -> if(toInt32OrZero(v) != 0 OR v IN ('', '0'), toInt32OrZero(v),
+            toInt32OrZero(extract(v, '^[\\s\\x{00A0}\\x{FEFF}\\x{2028}\\x{2029}\\x{000B}\\p{Zs}]*([+-]?[0-9]+)'))),
+        [SpanAttributes['loopguard.streak'], SpanAttributes['loopguard.count'],
+         SpanAttributes['loopguard.nudge.level']]) AS IntFields,
+    IntFields[1] AS Streak,
+    IntFields[2] AS LoopCount,
+    IntFields[3] AS NudgeLevel,
     SpanAttributes['loopguard.outcome'] AS Outcome,
     SpanAttributes,
     arrayMap(t -> toUnixTimestamp64Milli(t), Events.Timestamp) AS EventTimes,

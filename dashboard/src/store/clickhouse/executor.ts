@@ -12,11 +12,23 @@ export interface SqlExecutor {
   query(sql: string, params?: SqlParams): Promise<Record<string, unknown>[]>;
   /** Runs a statement without a result (DDL, DELETE, INSERT ... SELECT). */
   command(sql: string, params?: SqlParams): Promise<void>;
-  /** Inserts rows as JSONEachRow; resolves once the server has written them. */
+  /** Inserts rows as JSONEachRow in one block (ONE_BLOCK_INSERT); resolves once written. */
   insert(table: string, rows: readonly object[]): Promise<void>;
   /** Releases the connection; idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * Settings of every INSERT of the store: its rows are squashed into one block, so it is written
+ * whole or not at all. ClickHouse writes an INSERT's blocks as they fill (about a million rows or
+ * 256 MB by default), so an INSERT failing later left its first blocks stored, and the retry of
+ * the batches stored them twice.
+ */
+export const ONE_BLOCK_INSERT = {
+  max_insert_block_size: '1099511627776',
+  min_insert_block_size_rows: '1099511627776',
+  min_insert_block_size_bytes: '1099511627776',
+} as const;
 
 /** Connection settings parsed from a `clickhouse://user:pass@host:8123/db` URL. */
 export interface ClickHouseConnection {
@@ -83,7 +95,12 @@ export function createHttpExecutor(connection: ClickHouseConnection): SqlExecuto
     },
     async insert(table, rows) {
       if (rows.length === 0) return;
-      await client.insert({ table, values: rows as object[], format: 'JSONEachRow' });
+      await client.insert({
+        table,
+        values: rows as object[],
+        format: 'JSONEachRow',
+        clickhouse_settings: ONE_BLOCK_INSERT,
+      });
     },
     close() {
       closed ??= client.close();

@@ -1,10 +1,15 @@
 import { clampDurationNs, clampTimeNs } from '../column-ranges.js';
 import type { SpanRecord } from '../types.js';
 
-/** Epoch nanoseconds as the decimal seconds text ClickHouse parses exactly into DateTime64(9). */
+/**
+ * Epoch nanoseconds as the decimal seconds text ClickHouse parses exactly into DateTime64(9).
+ * The seconds have ten digits, zero-padded: ClickHouse reads eight or fewer (times before
+ * 1973-03-03, a zero start included) as a date such as `YYYYMMDD` and fails the whole INSERT.
+ */
 export function nsToDateTime64(ns: bigint): string {
   const v = clampTimeNs(ns);
-  return `${v / 1_000_000_000n}.${(v % 1_000_000_000n).toString().padStart(9, '0')}`;
+  const seconds = (v / 1_000_000_000n).toString().padStart(10, '0');
+  return `${seconds}.${(v % 1_000_000_000n).toString().padStart(9, '0')}`;
 }
 
 /** One otel_traces row (JSONEachRow) laid out as the Collector's clickhouse exporter writes it. */

@@ -1,3 +1,4 @@
+import { MAX_TIME_NS } from '../column-ranges.js';
 import type { QueryFilter } from '../types.js';
 import type { SqlExecutor, SqlParams } from './executor.js';
 import { deriveSql } from './schema.js';
@@ -23,6 +24,31 @@ export function makeSource(exec: SqlExecutor, rollups = true): Source {
   return { exec, derived: `(${deriveSql()})`, rollups };
 }
 
+/** Latest start a stored span can have, in epoch ms: every row's StartMs lies in [0, this]. */
+export const MAX_START_MS = Number(MAX_TIME_NS / 1_000_000n);
+
+/**
+ * `Timestamp >= ms` or `Timestamp < ms` for a bound in epoch ms, bound as `{name:Int64}`. A bound
+ * past the latest storable time is decided here, since ClickHouse fails comparing DateTime64(9)
+ * with it (DECIMAL_OVERFLOW): undefined when every row passes, `0` when none does.
+ */
+export function timeBound(
+  op: '>=' | '<',
+  ms: number,
+  name: string,
+  params: SqlParams,
+): string | undefined {
+  const v = Math.trunc(ms);
+  if (v > MAX_START_MS) return op === '<' ? undefined : '0';
+  params[name] = Math.max(v, 0);
+  return `Timestamp ${op} fromUnixTimestamp64Milli({${name}:Int64})`;
+}
+
+/** The defined conditions of a list, in order. */
+export function defined(parts: readonly (string | undefined)[]): string[] {
+  return parts.filter((p): p is string => p !== undefined);
+}
+
 /** WHERE conditions on derived rows for a filter; binds its values into `params`. */
 export function rawConditions(
   filter: Partial<QueryFilter>,
@@ -32,14 +58,9 @@ export function rawConditions(
   const parts: string[] = [];
   const skip = opts.skip ?? [];
   if (opts.calls !== false) parts.push('IsCall');
-  if (filter.from !== undefined) {
-    parts.push('Timestamp >= fromUnixTimestamp64Milli({from:Int64})');
-    params.from = Math.trunc(filter.from);
-  }
-  if (filter.to !== undefined) {
-    parts.push('Timestamp < fromUnixTimestamp64Milli({to:Int64})');
-    params.to = Math.trunc(filter.to);
-  }
+  if (filter.from !== undefined)
+    parts.push(...defined([timeBound('>=', filter.from, 'from', params)]));
+  if (filter.to !== undefined) parts.push(...defined([timeBound('<', filter.to, 'to', params)]));
   if (filter.service) {
     parts.push('ServiceName = {service:String}');
     params.service = filter.service;
@@ -102,8 +123,6 @@ export function rollupRows(
   ];
   params.fromCeilS = span.fromCeil / 1000;
   params.toFloorS = span.toFloor / 1000;
-  params.fromCeil = span.fromCeil;
-  params.toFloor = span.toFloor;
   const edge = rawConditions({ service: filter.service }, params, { calls: false });
   if (filter.service) conds.push('ServiceName = {service:String}');
   const keyed: [RollupKey, string, string][] = [
@@ -120,22 +139,26 @@ export function rollupRows(
   }
   // Each partial minute is its own branch (a plain range, so the primary key and PREWHERE
   // apply); an aligned bound adds none.
-  const edges: string[] = [];
+  const edges: string[][] = [];
   if (filter.from < span.fromCeil) {
-    params.from = Math.trunc(filter.from);
     edges.push(
-      'Timestamp >= fromUnixTimestamp64Milli({from:Int64}) AND Timestamp < fromUnixTimestamp64Milli({fromCeil:Int64})',
+      defined([
+        timeBound('>=', filter.from, 'from', params),
+        timeBound('<', span.fromCeil, 'fromCeil', params),
+      ]),
     );
   }
   if (span.toFloor < filter.to) {
-    params.to = Math.trunc(filter.to);
     edges.push(
-      'Timestamp >= fromUnixTimestamp64Milli({toFloor:Int64}) AND Timestamp < fromUnixTimestamp64Milli({to:Int64})',
+      defined([
+        timeBound('>=', span.toFloor, 'toFloor', params),
+        timeBound('<', filter.to, 'to', params),
+      ]),
     );
   }
   const branches = [`SELECT * FROM ${view.target} ${where(conds)}`];
   for (const range of edges) {
-    const derived = `${src.derived.slice(1, -1)} ${where([...edge, range])}`;
+    const derived = `${src.derived.slice(1, -1)} ${where([...edge, ...range])}`;
     branches.push(`SELECT * FROM (${view.select.replaceAll('{{derive}}', derived)})`);
   }
   return `(${branches.join(' UNION ALL ')})`;
