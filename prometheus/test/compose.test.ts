@@ -21,9 +21,33 @@ type Pipelines = Record<
 interface CollectorConfig {
   receivers?: Record<string, unknown>;
   processors?: Record<string, unknown>;
-  exporters?: Record<string, { endpoint?: string }>;
+  exporters?: Record<string, { endpoint?: string; sending_queue?: SendingQueue }>;
   extensions?: Record<string, unknown>;
   service?: { extensions?: string[]; pipelines?: Pipelines };
+}
+
+interface SendingQueue {
+  enabled?: boolean;
+  sizer?: string;
+  queue_size?: number;
+  batch?: { min_size?: number; max_size?: number; flush_timeout?: string };
+}
+
+/**
+ * The exporter helper's checks of a sending queue (collector 0.12x, queuebatch.Config.Validate):
+ * a `batch` needs the `items` or `bytes` sizer (the default, `requests`, is refused), fits in the
+ * queue, and keeps `max_size` at or above `min_size`.
+ */
+function checkQueue(queue: SendingQueue | undefined): string[] {
+  if (!queue?.enabled || !queue.batch) return [];
+  const problems: string[] = [];
+  const sizer = queue.sizer ?? 'requests';
+  if (sizer !== 'items' && sizer !== 'bytes') problems.push(`batch with the ${sizer} sizer`);
+  const queueSize = queue.queue_size ?? 1000;
+  const { min_size: min = 0, max_size: max = 0 } = queue.batch;
+  if (min > queueSize) problems.push(`min_size ${min} over queue_size ${queueSize}`);
+  if (max > 0 && max < min) problems.push(`max_size ${max} under min_size ${min}`);
+  return problems;
 }
 
 /** Merges collector configs the way `otelcol --config a --config b` does: maps merge, lists replace. */
@@ -129,6 +153,14 @@ describe('docker-compose stack', () => {
     }
     const clickhouse = merge(base, await readYaml('collector/clickhouse.yaml')) as CollectorConfig;
     expect(clickhouse.exporters?.clickhouse?.endpoint).toMatch(/^tcp:\/\/clickhouse:9000/);
+    for (const [name, exporter] of Object.entries(clickhouse.exporters ?? {})) {
+      expect(checkQueue(exporter.sending_queue), name).toEqual([]);
+    }
+    // the check itself: the config as it was before (a batch counted in requests) is refused
+    expect(checkQueue({ enabled: true, batch: { min_size: 5000, flush_timeout: '5s' } })).toEqual([
+      'batch with the requests sizer',
+      'min_size 5000 over queue_size 1000',
+    ]);
 
     const prom = await readYaml<{ scrape_configs: { static_configs: { targets: string[] }[] }[] }>(
       'prometheus/prometheus.yml',
