@@ -95,7 +95,9 @@ describe('same_tool_failure', () => {
       ['exact_failure', 'block'],
     ]);
     expect(both).toMatchObject({ action: 'halt', axis: 'same_tool_failure' });
-    expect(both.message).toMatch(/^\[loopguard\] Halted: deploy has failed 8 times/);
+    expect(both.action === 'halt' && both.message).toMatch(
+      /^\[loopguard\] Halted: deploy has failed 8 times/,
+    );
   });
 
   it('never fires for failure-tolerant tools', () => {
