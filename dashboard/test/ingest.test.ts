@@ -165,13 +165,19 @@ describe('POST /v1/traces', () => {
     const before = (await lg.store.counters()).rejectedSpans;
     const body = jsonSpan();
     const spans = body.resourceSpans[0]!.scopeSpans[0]!.spans;
-    spans.push({ ...spans[0]!, traceId: 'abcd' }, { ...spans[0]!, spanId: '00'.repeat(8) });
+    spans.push(
+      { ...spans[0]!, traceId: 'abcd' },
+      { ...spans[0]!, spanId: '00'.repeat(8) },
+      { ...spans[0]!, spanId: 'c7ad6b7169203331', parentSpanId: 'abcd' },
+    );
     const res = await post(JSON.stringify(body), JSON_CT);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       partialSuccess: {
-        rejectedSpans: '2',
-        errorMessage: '1 span(s) rejected: invalid_trace_id; 1 span(s) rejected: invalid_span_id',
+        rejectedSpans: '3',
+        errorMessage:
+          '1 span(s) rejected: invalid_trace_id; 1 span(s) rejected: invalid_span_id; ' +
+          '1 span(s) rejected: invalid_parent_span_id',
       },
     });
     const after = (await lg.store.counters()).rejectedSpans;
@@ -179,6 +185,9 @@ describe('POST /v1/traces', () => {
       list.find((r) => r.reason === reason)?.value ?? 0;
     expect(value(after, 'invalid_trace_id') - value(before, 'invalid_trace_id')).toBe(1);
     expect(value(after, 'invalid_span_id') - value(before, 'invalid_span_id')).toBe(1);
+    expect(value(after, 'invalid_parent_span_id') - value(before, 'invalid_parent_span_id')).toBe(
+      1,
+    );
     const metrics = await (await lg.app.request('/metrics')).text();
     expect(metrics).toMatch(/loopguard_rejected_spans_total\{reason="invalid_trace_id"\} \d+/);
   });
