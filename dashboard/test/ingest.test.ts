@@ -140,6 +140,20 @@ describe('POST /v1/traces', () => {
     expect((await hotspot('gzip-agent')).rows[0]!.calls).toBe(4);
   });
 
+  it('reads the media type of Content-Type: parameters and case aside, both protobuf names', async () => {
+    const json = await post(toJson(await sdkSpans(1, { service: 'ct-agent' })), {
+      'content-type': 'Application/JSON; charset=utf-8',
+    });
+    expect(json.status).toBe(200);
+    expect(await json.json()).toEqual({});
+    const proto = await post(toProtobuf(await sdkSpans(1, { service: 'ct-agent' })), {
+      'content-type': 'application/protobuf',
+    });
+    expect(proto.status).toBe(200);
+    expect(proto.headers.get('content-type')).toBe('application/x-protobuf');
+    expect((await hotspot('ct-agent')).rows[0]!.calls).toBe(2);
+  });
+
   it('stores a re-sent request once (an exporter retries a request that did commit)', async () => {
     const spans = await sdkSpans(3, { service: 'resend-agent' });
     const metric = async () =>
