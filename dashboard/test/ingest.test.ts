@@ -178,7 +178,7 @@ describe('POST /v1/traces', () => {
   it('rejects spans with ids of the wrong length as a partial success', async () => {
     const before = (await lg.store.counters()).rejectedSpans;
     const body = jsonSpan();
-    const spans = body.resourceSpans[0]!.scopeSpans[0]!.spans;
+    const spans: Record<string, unknown>[] = body.resourceSpans[0]!.scopeSpans[0]!.spans;
     spans.push(
       { ...spans[0]!, traceId: 'abcd' },
       { ...spans[0]!, spanId: '00'.repeat(8) },
