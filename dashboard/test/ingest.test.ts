@@ -140,6 +140,20 @@ describe('POST /v1/traces', () => {
     expect((await hotspot('gzip-agent')).rows[0]!.calls).toBe(4);
   });
 
+  it('reads the media type of Content-Type: parameters and case aside, both protobuf names', async () => {
+    const json = await post(toJson(await sdkSpans(1, { service: 'ct-agent' })), {
+      'content-type': 'Application/JSON; charset=utf-8',
+    });
+    expect(json.status).toBe(200);
+    expect(await json.json()).toEqual({});
+    const proto = await post(toProtobuf(await sdkSpans(1, { service: 'ct-agent' })), {
+      'content-type': 'application/protobuf',
+    });
+    expect(proto.status).toBe(200);
+    expect(proto.headers.get('content-type')).toBe('application/x-protobuf');
+    expect((await hotspot('ct-agent')).rows[0]!.calls).toBe(2);
+  });
+
   it('stores a re-sent request once (an exporter retries a request that did commit)', async () => {
     const spans = await sdkSpans(3, { service: 'resend-agent' });
     const metric = async () =>
@@ -164,14 +178,20 @@ describe('POST /v1/traces', () => {
   it('rejects spans with ids of the wrong length as a partial success', async () => {
     const before = (await lg.store.counters()).rejectedSpans;
     const body = jsonSpan();
-    const spans = body.resourceSpans[0]!.scopeSpans[0]!.spans;
-    spans.push({ ...spans[0]!, traceId: 'abcd' }, { ...spans[0]!, spanId: '00'.repeat(8) });
+    const spans: Record<string, unknown>[] = body.resourceSpans[0]!.scopeSpans[0]!.spans;
+    spans.push(
+      { ...spans[0]!, traceId: 'abcd' },
+      { ...spans[0]!, spanId: '00'.repeat(8) },
+      { ...spans[0]!, spanId: 'c7ad6b7169203331', parentSpanId: 'abcd' },
+    );
     const res = await post(JSON.stringify(body), JSON_CT);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       partialSuccess: {
-        rejectedSpans: '2',
-        errorMessage: '1 span(s) rejected: invalid_trace_id; 1 span(s) rejected: invalid_span_id',
+        rejectedSpans: '3',
+        errorMessage:
+          '1 span(s) rejected: invalid_trace_id; 1 span(s) rejected: invalid_span_id; ' +
+          '1 span(s) rejected: invalid_parent_span_id',
       },
     });
     const after = (await lg.store.counters()).rejectedSpans;
@@ -179,6 +199,9 @@ describe('POST /v1/traces', () => {
       list.find((r) => r.reason === reason)?.value ?? 0;
     expect(value(after, 'invalid_trace_id') - value(before, 'invalid_trace_id')).toBe(1);
     expect(value(after, 'invalid_span_id') - value(before, 'invalid_span_id')).toBe(1);
+    expect(value(after, 'invalid_parent_span_id') - value(before, 'invalid_parent_span_id')).toBe(
+      1,
+    );
     const metrics = await (await lg.app.request('/metrics')).text();
     expect(metrics).toMatch(/loopguard_rejected_spans_total\{reason="invalid_trace_id"\} \d+/);
   });

@@ -172,10 +172,32 @@ describe.skipIf(!prometheus)(
       expect(await exit, output).toBe(0);
       expect(output).toMatch(/hard_stop=true/);
       expect(alert.labels).toMatchObject({ service: 'looping-agent', severity: 'critical' });
-      // the annotation names the tool, queried from loopguard_decisions_total
       expect(alert.annotations.description).toMatch(/of service looping-agent were halted/);
-      expect(alert.annotations.description).not.toMatch(/most blocked tool: unknown/);
+      // The annotation names the most blocked tool, queried from loopguard_decisions_total. At the
+      // first evaluations it may say "unknown": increase() needs two samples of a block series
+      // born with the halt. It must name a tool that blocked once the series has been scraped again.
+      const tool = await until(
+        'the alert description to name the blocked tool',
+        30_000,
+        async () => {
+          const res = await fetch(`${promUrl}/api/v1/alerts`);
+          const body = (await res.json()) as { data: { alerts: PromAlert[] } };
+          const description = body.data.alerts.find(
+            (a) => a.labels.alertname === 'LoopguardRunHalted' && a.state === 'firing',
+          )?.annotations.description;
+          const named = /most blocked tool in the last hour: ([^\s.]+)\.$/.exec(
+            description ?? '',
+          )?.[1];
+          return named === undefined || named === 'unknown' ? undefined : named;
+        },
+      );
       const metrics = await (await fetch(`${dashboard.url}/metrics`)).text();
+      expect(metrics).toMatch(
+        new RegExp(
+          `^loopguard_decisions_total\\{service="looping-agent",tool="${tool}",axis="[a-z_]+",action="(block|halt)"\\} [1-9]`,
+          'm',
+        ),
+      );
       expect(metrics).toMatch(/^loopguard_halted_sessions_total\{service="looping-agent"\} [1-9]/m);
     }, 150_000);
   },

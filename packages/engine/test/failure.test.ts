@@ -83,6 +83,23 @@ describe('same_tool_failure', () => {
     expect(engine.haltDecision()?.axis).toBe('exact_failure');
   });
 
+  it('a call that both blocks and halts is a halt: the strongest finding leads the decision', () => {
+    const engine = engineWith({ guardrails: { hardStop: true }, nudge: { thresholds: [] } });
+    // three failures of v1, then five of v2: the 5th failure of v2 is the tool's 8th, so one call
+    // reaches exact_failure's block and same_tool_failure's halt together
+    for (let i = 0; i < 3; i++) call(engine, 'deploy', { v: 1 }, fail);
+    const v2 = Array.from({ length: 5 }, () => call(engine, 'deploy', { v: 2 }, fail).after!);
+    const both = v2[4]!;
+    expect(both.findings.map((f) => [f.axis, f.action])).toEqual([
+      ['same_tool_failure', 'halt'],
+      ['exact_failure', 'block'],
+    ]);
+    expect(both).toMatchObject({ action: 'halt', axis: 'same_tool_failure' });
+    expect(both.action === 'halt' && both.message).toMatch(
+      /^\[loopguard\] Halted: deploy has failed 8 times/,
+    );
+  });
+
   it('never fires for failure-tolerant tools', () => {
     const engine = engineWith({
       guardrails: { hardStop: true },

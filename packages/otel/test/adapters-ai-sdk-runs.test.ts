@@ -249,4 +249,48 @@ describe('scope of AI SDK runs without withScope or an active span', () => {
     ]);
     for (const scope of byScope.keys()) expect(scope).toMatch(/^[0-9a-f]{32}$/);
   });
+
+  it('a scope callback picks the scope of each call; one that throws leaves the call to the context', async () => {
+    const guard = guardWith();
+    const asked: string[] = [];
+    const perCall = guardAiSdkTools(
+      { grep: grepTool() },
+      {
+        guard,
+        scope: (name, { toolCallId }) => {
+          asked.push(`${name}:${toolCallId}`);
+          return `cb-${toolCallId}`;
+        },
+      },
+    );
+    const find = (tools: ToolSet) =>
+      generateText({
+        model: loopingModel('grep', grepInput, 2),
+        prompt: 'find',
+        tools,
+        stopWhen: stepCountIs(4),
+      });
+    await find(perCall);
+    expect(asked).toEqual(['grep:call-1', 'grep:call-2']);
+    expect(toolSpans('grep').map((s) => s.attributes['loopguard.scope'])).toEqual([
+      'cb-call-1',
+      'cb-call-2',
+    ]);
+    exporter.reset();
+    const broken = guardAiSdkTools(
+      { grep: grepTool() },
+      {
+        guard,
+        scope: () => {
+          throw new Error('scope callback bug');
+        },
+      },
+    );
+    const result = await withScope('conv-fallback', () => find(broken));
+    expect(result.text).toBe('done');
+    expect(result.steps.flatMap((s) => s.content).filter((p) => p.type === 'tool-error')).toEqual(
+      [],
+    );
+    expect(streaksByScope()).toEqual(new Map([['conv-fallback', [1, 2]]]));
+  });
 });

@@ -1,4 +1,3 @@
-import { hrTimeToMilliseconds } from '@opentelemetry/core';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { guardAiSdkTools, ToolCallBlockedError } from '../src/adapters/ai-sdk.js';
@@ -23,20 +22,20 @@ const buildInput = jsonSchema<{ target: string }>({
 });
 
 /** A streaming tool: `execute` is an async generator reporting progress, then the result. */
-function buildTool(log: { started: number; finished: number; lastYieldAt: number }) {
+function buildTool(log: { started: number; finished: number; endedEarly: boolean }) {
   return tool({
     inputSchema: buildInput,
     async *execute({ target }) {
       log.started += 1;
       for (const status of ['compiling', 'linking']) {
         await sleep(5);
-        log.lastYieldAt = Date.now();
         yield { target, status };
       }
       await sleep(5);
-      log.lastYieldAt = Date.now();
       yield { target, status: 'done' };
       await sleep(5);
+      // the call's span must still be open: it ends only when the stream is done
+      log.endedEarly ||= toolSpans('build').length > 0;
       log.finished += 1;
     },
   });
@@ -63,7 +62,7 @@ async function toolResultParts(result: { fullStream: AsyncIterable<unknown> }) {
 describe('guarded AI SDK tools whose execute streams (async iterables)', () => {
   it('keep their preliminary results under streamText; one span covers the whole stream', async () => {
     const runs = async (guarded: boolean) => {
-      const log = { started: 0, finished: 0, lastYieldAt: 0 };
+      const log = { started: 0, finished: 0, endedEarly: false };
       const tools = { build: buildTool(log) };
       const result = streamText({
         model: loopingStreamModel('build', { target: 'app' }, 1),
@@ -86,12 +85,11 @@ describe('guarded AI SDK tools whose execute streams (async iterables)', () => {
     expect(spans).toHaveLength(1);
     expect(spans[0]!.attributes['loopguard.outcome']).toBe('ok');
     expect(guarded.log.finished).toBe(1);
-    expect(hrTimeToMilliseconds(spans[0]!.endTime)).toBeGreaterThanOrEqual(guarded.log.lastYieldAt);
-    expect(hrTimeToMilliseconds(spans[0]!.duration)).toBeGreaterThanOrEqual(15);
+    expect(guarded.log.endedEarly).toBe(false);
   });
 
   it('decide on the last value: a nudge is yielded as the final value, which the model reads', async () => {
-    const log = { started: 0, finished: 0, lastYieldAt: 0 };
+    const log = { started: 0, finished: 0, endedEarly: false };
     const model = loopingStreamModel('build', { target: 'app' }, 3);
     const result = streamText({
       model,
@@ -124,7 +122,7 @@ describe('guarded AI SDK tools whose execute streams (async iterables)', () => {
   });
 
   it('a blocked call never starts the stream', async () => {
-    const log = { started: 0, finished: 0, lastYieldAt: 0 };
+    const log = { started: 0, finished: 0, endedEarly: false };
     const calls = 9;
     const result = streamText({
       model: loopingStreamModel('build', { target: 'app' }, calls),
@@ -202,7 +200,7 @@ describe('guarded AI SDK tools whose execute streams (async iterables)', () => {
   });
 
   it('under generateText the model reads the last value, nudged when loopguard decided so', async () => {
-    const log = { started: 0, finished: 0, lastYieldAt: 0 };
+    const log = { started: 0, finished: 0, endedEarly: false };
     const model = loopingModel('build', { target: 'app' }, 3);
     const result = await generateText({
       model,

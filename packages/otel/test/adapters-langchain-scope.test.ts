@@ -58,4 +58,19 @@ describe('LangChain scope without thread id, trace or withScope', () => {
     expect([...scopes.keys()]).toEqual(['conversation-1']);
     expect(scopes.get('conversation-1')).toHaveLength(4);
   });
+
+  it('withScope wins over a thread id: turns on the thread share the conversation streak', async () => {
+    const guard = guardWith();
+    const turn = (prefix: string) =>
+      createAgent({
+        model: loopingModel('grep', grepArgs, 2, prefix),
+        tools: [makeGrep()],
+        middleware: [loopguardMiddleware({ guard })],
+      }).invoke(ask, { configurable: { thread_id: 'thread-9' }, recursionLimit: 20 });
+    await withScope('conversation-2', async () => {
+      await turn('first');
+      await turn('second');
+    });
+    expect(streaksByScope()).toEqual(new Map([['conversation-2', [1, 2, 3, 4]]]));
+  });
 });

@@ -69,6 +69,38 @@ describe('capture', () => {
     expect(truncated?.attributes['gen_ai.tool.call.result']).toBe(`${'y'.repeat(19)}…`);
   });
 
+  it('redacts every documented sensitive key, in any case, at any depth and inside arrays', async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({
+      tracerProvider: telemetry.tracerProvider,
+      engine: quiet,
+      capture: true,
+    });
+    const args = {
+      Authorization: 'Bearer abc',
+      headers: { Cookie: 'sid=1', accept: 'json' },
+      list: [{ client_secret: 's' }, { passwd: 'p' }],
+      access_token: 't',
+      apiKey: 'k1',
+      'API-KEY': 'k2',
+      Password: 'p2',
+      user: 'ada',
+    };
+    await guard.traceToolCall({ tool: 'call_api', args }, () => 'ok');
+    expect(
+      JSON.parse(String(telemetry.spans()[0]?.attributes['gen_ai.tool.call.arguments'])),
+    ).toEqual({
+      Authorization: '[REDACTED]',
+      headers: { Cookie: '[REDACTED]', accept: 'json' },
+      list: [{ client_secret: '[REDACTED]' }, { passwd: '[REDACTED]' }],
+      access_token: '[REDACTED]',
+      apiKey: '[REDACTED]',
+      'API-KEY': '[REDACTED]',
+      Password: '[REDACTED]',
+      user: 'ada',
+    });
+  });
+
   it('captures what the tool returned, not the notice appended for the model', async () => {
     telemetry = createTelemetry();
     const guard = createGuard({
