@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { QueryFilter, Store } from '../src/store/types.js';
+import type { Hotspot, QueryFilter, Store } from '../src/store/types.js';
 import { makeToolSpan } from './span-fixtures.js';
 import { ALL as all, MIN, seedStore, T0 } from './store-seed.js';
 
@@ -127,6 +127,63 @@ export function describeListConformance(name: string, makeStore: () => Promise<S
       expect(byStreak.rows[0]!.longestStreak).toBe(9);
       const past = await store.hotspots(all, { offset: 10 });
       expect(past).toEqual({ rows: [], total: 3 });
+    });
+
+    it('answers every hotspot sort and page from the rollups as from the spans', async () => {
+      // 400 calls over seven hours: 4 tools, 2 services, 12 argument sets, every action
+      let seed = 7;
+      const next = (n: number) => {
+        seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+        return (seed >>> 8) % n;
+      };
+      const actions = ['allow', 'allow', 'nudge', 'warn', 'block', 'halt'] as const;
+      await store.insert(
+        Array.from({ length: 400 }, (_, i) => {
+          const tool = ['grep', 'read', 'write', 'fetch'][next(4)]!;
+          return makeToolSpan({
+            timeMs: T0 + i * 63_000 + next(60_000),
+            service: next(3) === 0 ? 'agent-b' : 'agent-a',
+            tool,
+            args: `${tool}-${next(12)}`,
+            action: actions[next(actions.length)]!,
+            streak: 1 + next(9),
+            count: 1 + next(4),
+            durationMs: 1 + next(500),
+            scope: `run-${next(9)}`,
+          });
+        }),
+      );
+      // partial hours at both ends; `search` that every signature contains takes the span table
+      const range = { from: T0 + 17 * MIN + 123, to: T0 + 401 * MIN + 45_678 };
+      const sorts = [
+        'service',
+        'tool',
+        'signature',
+        'calls',
+        'longestStreak',
+        'nudges',
+        'warns',
+        'blocks',
+        'halts',
+        'repeatSeconds',
+        'firstSeen',
+        'lastSeen',
+      ] as const;
+      const withoutSample = (rows: Hotspot[]) => rows.map(({ sampleArgs: _, ...row }) => row);
+      for (const sort of sorts) {
+        for (const order of ['asc', 'desc'] as const) {
+          for (const offset of [0, 13]) {
+            const page = { sort, order, limit: 13, offset };
+            const fromRollups = await store.hotspots(range, page);
+            const fromSpans = await store.hotspots({ ...range, search: ':' }, page);
+            expect(fromRollups.total, `${sort} ${order}`).toBe(fromSpans.total);
+            expect(withoutSample(fromRollups.rows), `${sort} ${order} ${offset}`).toEqual(
+              withoutSample(fromSpans.rows),
+            );
+          }
+        }
+      }
+      expect((await store.hotspots(range)).total).toBeGreaterThan(30);
     });
 
     it('lists sessions with worst action and halted flag', async () => {
