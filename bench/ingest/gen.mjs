@@ -15,10 +15,15 @@ const TOOLS = [
 ];
 const SERVICES = ['coder-agent', 'research-agent', 'support-bot', 'ops-agent', 'eval-runner'];
 
+// mulberry32: the LCG used before multiplied past 2^53, lost its low bits and repeated itself after
+// 10 466 numbers, so the million spans were a few thousand sessions replayed (its signatures
+// repeated across hours far more than an agent's do, and the hourly rollups were 100x smaller).
 let seed = 42;
 const rand = () => {
-  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-  return seed / 0x7fffffff;
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 const pick = (list) => list[Math.floor(rand() * list.length)];
 let idCounter = 0;
