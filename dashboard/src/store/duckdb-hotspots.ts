@@ -56,18 +56,57 @@ function rollupWhere(filter: QueryFilter, params: Params): string {
 const PARTIAL_COLUMNS = `"ServiceName" AS service, "ToolName" AS tool, "Signature" AS signature,
   "LoopAction" AS action`;
 
-function rawEdge(from: string, to: string, filter: QueryFilter, params: Params): string {
+function rawEdge(
+  from: string,
+  to: string,
+  filter: QueryFilter,
+  params: Params,
+  extra: string,
+): string {
   const where = callWhere({ ...filter, from: undefined, to: undefined }, params);
   return `SELECT ${PARTIAL_COLUMNS}, count(*) AS calls, max("Streak") AS streak,
     coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0) AS repeat_ns, min("StartMs") AS first_ms,
     max("StartMs") AS last_ms, coalesce(any_value("ToolArgs") FILTER ("ToolArgs" <> ''), '') AS args
-  FROM otel_traces ${where} AND "Signature" <> '' AND "StartMs" >= ${from} AND "StartMs" < ${to}
+  FROM otel_traces ${where} AND "Signature" <> '' AND "StartMs" >= ${from} AND "StartMs" < ${to}${extra}
   GROUP BY ALL`;
+}
+
+/** The aggregate of each hotspot column over the rollup parts (`sessions` is counted separately). */
+const AGGREGATES = {
+  calls: 'sum(calls)',
+  longestStreak: 'max(streak)',
+  nudges: "coalesce(sum(calls) FILTER (action = 'nudge'), 0)",
+  warns: "coalesce(sum(calls) FILTER (action = 'warn'), 0)",
+  blocks: "coalesce(sum(calls) FILTER (action = 'block'), 0)",
+  halts: "coalesce(sum(calls) FILTER (action = 'halt'), 0)",
+  repeatSeconds: 'sum(repeat_ns) / 1e9',
+  firstSeen: 'min(first_ms)',
+  lastSeen: 'max(last_ms)',
+  sampleArgs: "any_value(args) FILTER (args <> '')",
+} as const;
+
+type Aggregated = keyof typeof AGGREGATES;
+
+const columns = (names: readonly Aggregated[]) =>
+  names.map((name) => `${AGGREGATES[name]} AS "${name}"`).join(', ');
+
+/** The rollup's whole hours plus the span table's partial hours at both ends. */
+function partsSql(filter: QueryFilter, params: Params, extra = ''): string {
+  return `WITH parts AS (
+      SELECT ${PARTIAL_COLUMNS}, "Calls" AS calls, "MaxStreak" AS streak, "RepeatNs" AS repeat_ns,
+        "FirstMs" AS first_ms, "LastMs" AS last_ms, "SampleArgs" AS args
+      FROM loopguard_hotspots_hourly ${rollupWhere(filter, params)}${extra}
+      UNION ALL ${rawEdge('$from', '$fullFrom', filter, params, extra)}
+      UNION ALL ${rawEdge('$fullTo', '$to', filter, params, extra)}
+    )`;
 }
 
 /**
  * Hotspots from the hourly rollup (maintained on insert) for the whole hours of the range, plus the
- * span table for the partial hours at both ends; `sessions` is then counted for the page's rows only.
+ * span table for the partial hours at both ends. The page is chosen first from the sort column
+ * alone (the rollup holds about one row per signature and hour, and aggregating every column of
+ * them cost two to three times more); the other columns are then aggregated for the page's
+ * signatures only, and `sessions` counted for them from the spans.
  */
 export async function queryHotspots(
   read: Reader,
@@ -80,39 +119,41 @@ export async function queryHotspots(
   if (filter.search || p.sort === 'sessions' || fullTo - fullFrom < 2 * HOUR_MS) {
     return rawHotspots(read, filter, p);
   }
-  const params: Params = {
+  const bounds = (): Params => ({
     fullFrom: BigInt(fullFrom),
     fullTo: BigInt(fullTo),
     from: BigInt(Math.trunc(filter.from)),
     to: BigInt(Math.trunc(filter.to)),
-  };
-  const rows = await read(
-    `WITH parts AS (
-      SELECT ${PARTIAL_COLUMNS}, "Calls" AS calls, "MaxStreak" AS streak, "RepeatNs" AS repeat_ns,
-        "FirstMs" AS first_ms, "LastMs" AS last_ms, "SampleArgs" AS args
-      FROM loopguard_hotspots_hourly ${rollupWhere(filter, params)}
-      UNION ALL ${rawEdge('$from', '$fullFrom', filter, params)}
-      UNION ALL ${rawEdge('$fullTo', '$to', filter, params)}
-    )
-    SELECT service, tool, signature, sum(calls) AS calls, max(streak) AS "longestStreak",
-      coalesce(sum(calls) FILTER (action = 'nudge'), 0) AS nudges,
-      coalesce(sum(calls) FILTER (action = 'warn'), 0) AS warns,
-      coalesce(sum(calls) FILTER (action = 'block'), 0) AS blocks,
-      coalesce(sum(calls) FILTER (action = 'halt'), 0) AS halts,
-      sum(repeat_ns) / 1e9 AS "repeatSeconds", min(first_ms) AS "firstSeen", max(last_ms) AS "lastSeen",
-      any_value(args) FILTER (args <> '') AS "sampleArgs", count(*) OVER () AS total
-    FROM parts GROUP BY 1, 2, 3
-    ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool
-    LIMIT ${p.limit} OFFSET ${p.offset}`,
-    params,
+  });
+  const sortColumn: Aggregated[] =
+    p.sort !== 'calls' && p.sort in AGGREGATES ? [p.sort as Aggregated] : [];
+  const order = `ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool`;
+  const pageParams = bounds();
+  const keys = await read(
+    `${partsSql(filter, pageParams)}
+    SELECT service, tool, signature, ${columns(['calls', ...sortColumn])}, count(*) OVER () AS total
+    FROM parts GROUP BY 1, 2, 3 ${order} LIMIT ${p.limit} OFFSET ${p.offset}`,
+    pageParams,
   );
-  if (rows.length === 0) {
+  if (keys.length === 0) {
     return { rows: [], total: p.offset === 0 ? 0 : await countRaw(read, filter) };
   }
-  const sessions = await sessionsOf(read, filter, rows);
+  const params = bounds();
+  params.sigs = [...new Set(keys.map((r) => String(r.signature)))].join('\u0001');
+  const bySignature = ` AND "Signature" IN (SELECT unnest(string_split($sigs, chr(1))))`;
+  const [full, sessions] = await Promise.all([
+    read(
+      `${partsSql(filter, params, bySignature)}
+      SELECT service, tool, signature, ${columns(Object.keys(AGGREGATES) as Aggregated[])}
+      FROM parts GROUP BY 1, 2, 3`,
+      params,
+    ),
+    sessionsOf(read, filter, keys),
+  ]);
+  const rowByKey = new Map(full.map((r) => [keyOf(r), r]));
   return {
-    total: num(rows[0]?.total),
-    rows: rows.map((r) => hotspotRow(r, sessions.get(keyOf(r)) ?? 0)),
+    total: num(keys[0]?.total),
+    rows: keys.map((k) => hotspotRow(rowByKey.get(keyOf(k)) ?? k, sessions.get(keyOf(k)) ?? 0)),
   };
 }
 
