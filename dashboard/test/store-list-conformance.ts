@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HOTSPOT_SORTS } from '../src/store/paging.js';
 import type { Hotspot, QueryFilter, Store } from '../src/store/types.js';
 import { makeToolSpan } from './span-fixtures.js';
 import { ALL as all, MIN, seedStore, T0 } from './store-seed.js';
@@ -155,20 +156,8 @@ export function describeListConformance(name: string, makeStore: () => Promise<S
       );
       // partial hours at both ends; `search` that every signature contains takes the span table
       const range = { from: T0 + 17 * MIN + 123, to: T0 + 401 * MIN + 45_678 };
-      const sorts = [
-        'service',
-        'tool',
-        'signature',
-        'calls',
-        'longestStreak',
-        'nudges',
-        'warns',
-        'blocks',
-        'halts',
-        'repeatSeconds',
-        'firstSeen',
-        'lastSeen',
-      ] as const;
+      // `sessions` always takes the span table
+      const sorts = HOTSPOT_SORTS.filter((sort) => sort !== 'sessions');
       const withoutSample = (rows: Hotspot[]) => rows.map(({ sampleArgs: _, ...row }) => row);
       for (const sort of sorts) {
         for (const order of ['asc', 'desc'] as const) {
