@@ -119,16 +119,15 @@ export async function queryHotspots(
   if (filter.search || p.sort === 'sessions' || fullTo - fullFrom < 2 * HOUR_MS) {
     return rawHotspots(read, filter, p);
   }
-  const bounds = (): Params => ({
+  const pageParams: Params = {
     fullFrom: BigInt(fullFrom),
     fullTo: BigInt(fullTo),
     from: BigInt(Math.trunc(filter.from)),
     to: BigInt(Math.trunc(filter.to)),
-  });
+  };
   const sortColumn: Aggregated[] =
     p.sort !== 'calls' && p.sort in AGGREGATES ? [p.sort as Aggregated] : [];
   const order = `ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool`;
-  const pageParams = bounds();
   const keys = await read(
     `${partsSql(filter, pageParams)}
     SELECT service, tool, signature, ${columns(['calls', ...sortColumn])}, count(*) OVER () AS total
@@ -138,12 +137,10 @@ export async function queryHotspots(
   if (keys.length === 0) {
     return { rows: [], total: p.offset === 0 ? 0 : await countRaw(read, filter) };
   }
-  const params = bounds();
-  params.sigs = [...new Set(keys.map((r) => String(r.signature)))].join('\u0001');
-  const bySignature = ` AND "Signature" IN (SELECT unnest(string_split($sigs, chr(1))))`;
+  const params: Params = { ...pageParams, sigs: signatureList(keys) };
   const [full, sessions] = await Promise.all([
     read(
-      `${partsSql(filter, params, bySignature)}
+      `${partsSql(filter, params, ` AND ${IN_SIGNATURES}`)}
       SELECT service, tool, signature, ${columns(Object.keys(AGGREGATES) as Aggregated[])}
       FROM parts GROUP BY 1, 2, 3`,
       params,
@@ -159,6 +156,13 @@ export async function queryHotspots(
 
 const keyOf = (r: Record<string, unknown>) => `${r.service}\u0000${r.tool}\u0000${r.signature}`;
 
+/** The page's signatures as the `$sigs` parameter of `IN_SIGNATURES`. */
+const signatureList = (rows: Record<string, unknown>[]) =>
+  [...new Set(rows.map((r) => String(r.signature)))].join('\u0001');
+
+/** Restricts spans or rollup rows to the signatures of `$sigs` (see `signatureList`). */
+const IN_SIGNATURES = `"Signature" IN (SELECT unnest(string_split($sigs, chr(1))))`;
+
 async function sessionsOf(
   read: Reader,
   filter: QueryFilter,
@@ -166,11 +170,11 @@ async function sessionsOf(
 ): Promise<Map<string, number>> {
   const params: Params = {};
   const where = callWhere(filter, params);
-  params.sigs = [...new Set(rows.map((r) => String(r.signature)))].join('\u0001');
+  params.sigs = signatureList(rows);
   const found = await read(
     `SELECT "ServiceName" AS service, "ToolName" AS tool, "Signature" AS signature,
       count(DISTINCT nullif("LoopScope", '')) AS n
-    FROM otel_traces ${where} AND "Signature" IN (SELECT unnest(string_split($sigs, chr(1))))
+    FROM otel_traces ${where} AND ${IN_SIGNATURES}
     GROUP BY 1, 2, 3`,
     params,
   );
