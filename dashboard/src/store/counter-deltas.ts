@@ -1,6 +1,5 @@
 import { clampDurationNs } from './column-ranges.js';
 import { deriveFields, findingsOf, type SpanFields } from './span-fields.js';
-import { nsToMs } from './stage.js';
 import type { SpanRecord } from './types.js';
 
 /** Counter increments of one batch of spans (contract section 4), keyed and summed. */
@@ -103,7 +102,7 @@ export function computeDeltas(spans: readonly SpanRecord[]): {
 }
 
 function addRollup(rollup: Map<string, RollupRow>, span: SpanRecord, f: SpanFields): void {
-  const ms = nsToMs(span.startTimeUnixNano);
+  const ms = f.startMs;
   const hour = Math.floor(ms / HOUR_MS) * HOUR_MS;
   const key = `${hour}\u0000${span.serviceName}\u0000${f.tool}\u0000${f.signature}\u0000${f.action}`;
   const repeatNs = f.count > 1 ? Math.min(Number(span.durationNs), MAX_REPEAT_NS) : 0;
@@ -137,7 +136,7 @@ function addSessionRollup(
   span: SpanRecord,
   f: SpanFields,
 ): void {
-  const ms = nsToMs(span.startTimeUnixNano);
+  const ms = f.startMs;
   const hour = Math.floor(ms / HOUR_MS) * HOUR_MS;
   const end = ms + Number(clampDurationNs(span.durationNs) / 1_000_000n);
   const key = `${hour}\u0000${f.scope}\u0000${span.serviceName}`;

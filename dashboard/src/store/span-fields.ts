@@ -1,8 +1,11 @@
 import { INT32_MAX, INT32_MIN } from './column-ranges.js';
+import { nsToMs } from './stage.js';
 import type { LoopAction, SpanRecord } from './types.js';
 
 /** The loopguard.* and gen_ai.* values of a span, lifted out of its attributes into typed fields. */
 export interface SpanFields {
+  /** Epoch milliseconds of the span's start, clamped to the column's range. */
+  startMs: number;
   isCall: boolean;
   tool: string;
   operation: string;
@@ -56,6 +59,7 @@ export function deriveFields(span: SpanRecord): SpanFields {
   const action: LoopAction | '' = rank >= 0 ? (rawAction as LoopAction) : isCall ? 'allow' : '';
   const conversationId = a['gen_ai.conversation.id'] ?? '';
   return {
+    startMs: nsToMs(span.startTimeUnixNano),
     isCall,
     tool,
     operation,

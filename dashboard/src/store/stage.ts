@@ -53,7 +53,7 @@ export function stageLine(s: SpanRecord, f: SpanFields): string {
       TraceState: l.traceState,
       Attributes: l.attributes,
     })),
-    ms: nsToMs(s.startTimeUnixNano),
+    ms: f.startMs,
     call: f.isCall,
     tool: f.tool,
     op: f.operation,
