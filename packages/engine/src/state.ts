@@ -53,6 +53,13 @@ export interface ScopeState {
   toolFailures: Map<string, number>;
   /** Recent calls for cycle detection, oldest first. */
   history: CycleEntry[];
+  /**
+   * Per period 2-5 (index period - 2): how many trailing calls of `history` equal the call that
+   * many places before them, kept up to date as calls are pushed (see axes/cycle.ts).
+   */
+  cycleRuns: number[];
+  /** Trailing calls of `history` that are not a changed poll. */
+  calmRun: number;
   /** The first block or halt recorded (`haltDecision`). */
   halt: Finding | undefined;
   /** The first halt and the tool of its call: from then on every call is refused. */
@@ -100,6 +107,8 @@ export function newScope(): ScopeState {
     olderSignatures: undefined,
     toolFailures: new Map(),
     history: [],
+    cycleRuns: [0, 0, 0, 0],
+    calmRun: 0,
     halt: undefined,
     stopped: undefined,
   };

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cycleLaps } from '../src/axes/cycle.js';
+import { cycleLaps, pushCall, sameCall, scanRuns } from '../src/axes/cycle.js';
+import { newScope, type SignatureState } from '../src/state.js';
 import { call, engineWith } from './helpers.js';
 
 describe('cycle', () => {
@@ -56,5 +58,45 @@ describe('cycle', () => {
       if (after?.findings.some((f) => f.axis === 'cycle')) warned = i + 1;
     }
     expect(warned).toBe(9);
+  });
+
+  it('keeps the trailing runs of every period as a full rescan of the history finds them', () => {
+    const sigs: SignatureState[] = [0, 1, 2].map(() => ({
+      calls: 0,
+      successes: 0,
+      exactFailures: 0,
+      lastResult: undefined,
+      sameResultRun: 0,
+      pollRun: 0,
+    }));
+    const call = fc.record({
+      sig: fc.constantFrom(...sigs),
+      result: fc.constantFrom('a', 'b'),
+      ok: fc.boolean(),
+      changed: fc.boolean(),
+      // the history's length follows the policy of each call's tool
+      limit: fc.integer({ min: 4, max: 12 }),
+    });
+    // laps of a few calls repeated, so that runs often outgrow the history
+    const laps = fc.array(
+      fc.record({ lap: fc.array(call, { minLength: 1, maxLength: 5 }), times: fc.nat(8) }),
+      { maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(laps, (parts) => {
+        const calls = parts.flatMap(({ lap, times }) =>
+          Array.from({ length: times }, () => lap).flat(),
+        );
+        const scope = newScope();
+        for (const c of calls) {
+          pushCall(scope, c.sig, c.result, c.ok, c.changed, c.limit);
+          expect(scope.cycleRuns).toEqual(scanRuns(scope.history, sameCall));
+          let calm = 0;
+          while (calm < scope.history.length && !scope.history.at(-1 - calm)?.changed) calm++;
+          expect(scope.calmRun).toBe(calm);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -92,6 +92,25 @@ describe('poll', () => {
     expect(axesSeen).toContain('cycle');
   });
 
+  it('counts no cycle through the poll where the status last changed, even at its first call', () => {
+    const cyclesAfter = (first: string) => {
+      const engine = engineWith({});
+      const cycles: string[] = [];
+      call(engine, 'job_status', { job: 9 }, { result: first });
+      for (let i = 0; i < 6; i++) {
+        for (const d of [
+          call(engine, 'job_status', { job: 9 }, { result: 'running' }).after!,
+          call(engine, 'sleep', { seconds: 5 }, { result: '' }).after!,
+        ])
+          for (const f of d.findings) if (f.axis === 'cycle') cycles.push(f.action);
+      }
+      return cycles;
+    };
+    // queued -> running: the cycle of status and sleep begins with that changed poll
+    expect(cyclesAfter('queued')).toEqual([]);
+    expect(cyclesAfter('running')).toContain('warn');
+  });
+
   it('restarts the count when the result changes', () => {
     const engine = engineWith({});
     const results = (i: number) => (i < 9 ? 'queued' : 'running');

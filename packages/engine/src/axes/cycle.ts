@@ -1,4 +1,4 @@
-import type { CallContext, CycleEntry } from '../state.js';
+import type { CallContext, CycleEntry, ScopeState } from '../state.js';
 import type { Finding } from '../types.js';
 import { thresholdFinding } from './level.js';
 
@@ -36,14 +36,13 @@ function hasSmallerPeriod<T>(
 }
 
 /**
- * The cycle the end of `history` repeats, as `span * 8 + period` (0 if none): the shortest period
- * (2-5) without a smaller one inside, and how many trailing calls repeat it. A number, not an
- * object, because it runs after every call.
+ * Per period 2-5 (index period - 2): how many trailing entries of `history` equal the entry
+ * `period` places before them. `pushCall` keeps the same numbers up to date one call at a time.
  */
-function trailingCycle<T>(history: readonly T[], same: Same<T>): number {
+export function scanRuns<T>(history: readonly T[], same: Same<T>): number[] {
   const n = history.length;
+  const runs: number[] = [];
   for (let period = MIN_PERIOD; period <= MAX_PERIOD; period++) {
-    if (n < 2 * period) break;
     let matched = 0;
     while (
       matched < n - period &&
@@ -51,7 +50,21 @@ function trailingCycle<T>(history: readonly T[], same: Same<T>): number {
     ) {
       matched++;
     }
-    const span = matched + period;
+    runs.push(matched);
+  }
+  return runs;
+}
+
+/**
+ * The cycle the end of `history` repeats, as `span * 8 + period` (0 if none): the shortest period
+ * (2-5) without a smaller one inside, and how many trailing calls repeat it. `runs` are the
+ * trailing runs of `scanRuns`. A number, not an object, because it runs after every call.
+ */
+function trailingCycle<T>(history: readonly T[], same: Same<T>, runs: readonly number[]): number {
+  const n = history.length;
+  for (let period = MIN_PERIOD; period <= MAX_PERIOD; period++) {
+    if (n < 2 * period) break;
+    const span = runs[period - MIN_PERIOD]! + period;
     if (span < 2 * period || hasSmallerPeriod(history, n, period, same)) continue;
     return span * 8 + period;
   }
@@ -67,11 +80,45 @@ export function cycleLaps<T>(
   laps: number;
   complete: boolean;
 } {
-  const found = trailingCycle(history, same);
+  const found = trailingCycle(history, same, scanRuns(history, same));
   const period = found % 8;
   if (period === 0) return { period: 0, laps: 0, complete: false };
   const span = (found - period) / 8;
   return { period, laps: Math.floor(span / period), complete: span % period === 0 };
+}
+
+/**
+ * Appends a call to the scope's history (recycling the oldest entry once the history holds
+ * `limit`) and updates the trailing runs, so that no call rescans the history.
+ */
+export function pushCall(
+  scope: ScopeState,
+  sig: CycleEntry['sig'],
+  result: string,
+  ok: boolean,
+  changed: boolean,
+  limit: number,
+): void {
+  const { history, cycleRuns } = scope;
+  const oldest = history.length >= limit ? history.shift() : undefined;
+  if (oldest === undefined) history.push({ sig, result, ok, changed });
+  else {
+    oldest.sig = sig;
+    oldest.result = result;
+    oldest.ok = ok;
+    oldest.changed = changed;
+    history.push(oldest);
+  }
+  const n = history.length;
+  const newest = history[n - 1];
+  for (let period = MIN_PERIOD; period <= MAX_PERIOD; period++) {
+    const i = period - MIN_PERIOD;
+    cycleRuns[i] =
+      n > period && sameCall(newest, history[n - 1 - period])
+        ? Math.min(cycleRuns[i]! + 1, n - period)
+        : 0;
+  }
+  scope.calmRun = changed ? 0 : Math.min(scope.calmRun + 1, n);
 }
 
 /**
@@ -85,24 +132,14 @@ export function cycleAfter(
   ok: boolean,
   changed: boolean,
 ): Finding | undefined {
-  const history = ctx.scope.history;
-  // A full history recycles its oldest entry instead of allocating one per call.
-  const oldest = history.length >= historyLimit(ctx) ? history.shift() : undefined;
-  if (oldest === undefined) history.push({ sig: ctx.sig, result, ok, changed });
-  else {
-    oldest.sig = ctx.sig;
-    oldest.result = result;
-    oldest.ok = ok;
-    oldest.changed = changed;
-    history.push(oldest);
-  }
-  const found = trailingCycle(history, sameCall);
+  const { scope } = ctx;
+  pushCall(scope, ctx.sig, result, ok, changed, historyLimit(ctx));
+  const found = trailingCycle(scope.history, sameCall, scope.cycleRuns);
   const period = found % 8;
   if (period === 0) return undefined;
   const span = (found - period) / 8;
-  for (let i = history.length - span; i < history.length; i++) {
-    if (history[i]?.changed) return undefined;
-  }
+  // a changed poll inside the cycle: polling that sees change
+  if (scope.calmRun < span) return undefined;
   const laps = Math.floor(span / period);
   const { warnAfter, hardStopAfter } = ctx.policy;
   if (span % period !== 0 || laps < Math.min(warnAfter.cycle, hardStopAfter.cycle)) {
