@@ -33,6 +33,14 @@ describe('parseClickHouseUrl', () => {
     expect(() => parseClickHouseUrl('clickhouse://h/db;drop')).toThrow(
       /invalid ClickHouse database/,
     );
+    // a password with an unescaped '/', '#' or '@' makes the URL invalid: the error names the URL
+    // (it reaches the terminal and container logs) without the password
+    for (const raw of ['clickhouse://lg:s3cr/t@db:8123/x', 'clickhouse://lg:s3cr#t@x@db:8123/x']) {
+      expect(() => parseClickHouseUrl(raw)).toThrow(
+        /invalid ClickHouse URL: "clickhouse:\/\/\*\*\*@db/,
+      );
+      expect(() => parseClickHouseUrl(raw)).not.toThrow(/s3cr/);
+    }
   });
 });
 

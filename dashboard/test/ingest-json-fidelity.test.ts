@@ -65,6 +65,27 @@ describe('OTLP/JSON numbers as ProtoJSON writes them', () => {
     }
   });
 
+  // A run of digits no 64-bit value needs was parsed into a BigInt whole (and printed back):
+  // an 8 MB one held the event loop for seconds, ingest and API alike.
+  it('refuses integers longer than any 64-bit value in plain form too', async () => {
+    const long = `1${'0'.repeat(100_000)}`;
+    const cases: [string, unknown][] = [
+      ['attributes[0].value.intValue', request([span({ attrs: { n: { intValue: long } } })])],
+      ['.intValue', request([span({ attrs: { n: { intValue: `-${'9'.repeat(21)}` } } })])],
+      ['.intValue', request([span({ attrs: { n: { intValue: 1e25 } } })])],
+      ['startTimeUnixNano', request([{ ...span(), startTimeUnixNano: long }])],
+      ['timeUnixNano', request([span({ events: [{ timeUnixNano: long, name: 'e' }] })])],
+    ];
+    for (const [path, body] of cases) {
+      const res = await post(JSON.stringify(body), JSON_CT);
+      expect(res.status, path).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toContain(path);
+    }
+    // leading zeros are no digits of the value; 2^64 (20 digits) still fits the clamp
+    const padded = await roundTrip({ z: { intValue: `${'0'.repeat(30)}42` } });
+    expect(padded).toEqual({ z: '42' });
+  });
+
   it('writes int64 values inside arrays and maps exactly', async () => {
     const big = { intValue: '9007199254740993' };
     const attrs = await roundTrip({

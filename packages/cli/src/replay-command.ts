@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { createEngine } from '@loopguard/engine';
 import { parseOtlpTrace } from './otlp-input.js';
+import { printable } from './printable.js';
 import { parseReplayText, Replayer } from './replay.js';
 import { ReplaySummary, tableHeader, tableRow } from './replay-summary.js';
 import type { ReplayError, ReplayLine, ReplayOptions } from './types.js';
@@ -73,7 +74,7 @@ export async function runReplay(options: ReplayOptions): Promise<number> {
     if (progress && seen % PROGRESS_EVERY === 0) options.err.write(`\rreplayed ${seen} lines…`);
     if (typeof value === 'string') {
       errors.push({ line, message: value });
-      options.err.write(`${options.file}:${line}: ${value}\n`);
+      options.err.write(`${options.file}:${line}: ${printable(value)}\n`);
       continue;
     }
     let record: ReturnType<Replayer['play']>;
@@ -83,7 +84,7 @@ export async function runReplay(options: ReplayOptions): Promise<number> {
       // a line the engine cannot take (arguments nested thousands deep): reported like a bad line
       const message = `the engine failed on this line: ${(error as Error).message}`;
       errors.push({ line, message });
-      options.err.write(`${options.file}:${line}: ${message}\n`);
+      options.err.write(`${options.file}:${line}: ${printable(message)}\n`);
       continue;
     }
     if (record === undefined) continue;

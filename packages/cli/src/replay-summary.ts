@@ -1,3 +1,4 @@
+import { printable } from './printable.js';
 import type { ReplayRecord } from './types.js';
 
 const TOP = 5;
@@ -39,10 +40,12 @@ export class ReplaySummary {
     return [
       `calls ${this.calls}   nudges ${this.nudges}   warns ${this.warns}   blocks ${this.blocks}   halts ${this.halts}`,
       `halted scopes ${this.#haltedScopes.size}   longest streak ${this.longestStreak}${
-        this.longestStreak > 0 ? ` (${this.longestStreakSignature})` : ''
+        this.longestStreak > 0 ? ` (${printable(this.longestStreakSignature)})` : ''
       }`,
       'top signatures:',
-      ...top.map(([sig, e]) => `  ${String(e.calls).padStart(6)}  ${sig}  worst: ${e.worst}`),
+      ...top.map(
+        ([sig, e]) => `  ${String(e.calls).padStart(6)}  ${printable(sig)}  worst: ${e.worst}`,
+      ),
     ];
   }
 }
@@ -63,7 +66,8 @@ const COLUMNS = [
 ];
 const WIDTHS = [6, 14, 18, 36, 6, 6, 26, 6, 6, 4];
 
-function cell(value: string, width: number): string {
+function cell(raw: string, width: number): string {
+  const value = printable(raw);
   return value.length > width ? `${value.slice(0, width - 1)}…` : value.padEnd(width);
 }
 

@@ -33,13 +33,58 @@ export function resolveCapture(
   return { enabled: option.enabled, redact: option.redact ?? defaultRedact, maxLength };
 }
 
-function redactDeep(value: unknown, redact: ResolvedCapture['redact'], depth: number): unknown {
-  if (value === null || typeof value !== 'object') return value;
+/** One walk over a captured value: entries still worth copying, shared by every level. */
+interface Walk {
+  redact: ResolvedCapture['redact'];
+  left: number;
+}
+
+/** Sets `record[key]` as an own property (`__proto__` would otherwise set the prototype). */
+function setOwn(record: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true });
+  } else record[key] = value;
+}
+
+/** Whether JSON.stringify writes a value in an object (undefined, functions, symbols: left out). */
+function written(value: unknown): boolean {
+  return value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
+}
+
+/**
+ * A copy of `value` as JSON.stringify sees it (toJSON applied), each object key through the
+ * redaction hook. Every written entry adds at least one character to the text, so the copy stops
+ * once it holds more entries than the cut text can show: the cut text stays the same, and a
+ * megabyte Buffer costs no more than a short one.
+ */
+function redactDeep(value: unknown, walk: Walk, depth: number, key: string): unknown {
+  let v = value;
+  if (v !== null && typeof v === 'object') {
+    const toJSON = (v as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') v = toJSON.call(v, key);
+  }
+  if (v === null || typeof v !== 'object') return v;
   if (depth >= MAX_DEPTH) return '[…]';
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact, depth + 1));
+  if (Array.isArray(v)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < v.length && walk.left > 0; i++) {
+      walk.left--;
+      out.push(redactDeep(v[i], walk, depth + 1, String(i)));
+    }
+    return out;
+  }
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    out[key] = redactDeep(redact(key, item), redact, depth + 1);
+  const record = v as Record<string, unknown>;
+  // a typed array's keys are its indices: read them lazily, not as a million-entry list
+  const view = ArrayBuffer.isView(v) && !(v instanceof DataView);
+  const keys = view ? undefined : Object.keys(record);
+  const count = keys ? keys.length : (v as ArrayLike<unknown>).length;
+  for (let i = 0; i < count && walk.left > 0; i++) {
+    const k = keys ? keys[i]! : String(i);
+    const item = redactDeep(walk.redact(k, record[k]), walk, depth + 1, k);
+    if (!written(item)) continue;
+    walk.left--;
+    setOwn(out, k, item);
   }
   return out;
 }
@@ -72,7 +117,8 @@ function stringify(value: unknown): string {
  * key goes through the redaction hook, and the text is cut at `maxLength` characters with `…`.
  */
 export function captureValue(value: unknown, capture: ResolvedCapture): string {
-  const text = stringify(redactDeep(parseJsonString(value), capture.redact, 0));
+  const walk: Walk = { redact: capture.redact, left: capture.maxLength + 1 };
+  const text = stringify(redactDeep(parseJsonString(value), walk, 0, ''));
   if (text.length <= capture.maxLength) return text;
   return `${text.slice(0, Math.max(0, capture.maxLength - 1))}…`;
 }

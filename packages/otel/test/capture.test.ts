@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveCapture } from '../src/capture.js';
+import { captureValue, defaultRedact, resolveCapture } from '../src/capture.js';
 import { createGuard } from '../src/index.js';
 import { createTelemetry, type Telemetry } from './helpers/otel.js';
 
@@ -116,5 +117,65 @@ describe('capture', () => {
     const third = telemetry.spans()[2];
     expect(third?.attributes['loopguard.action']).toBe('nudge');
     expect(third?.attributes['gen_ai.tool.call.result']).toBe('hit 2');
+  });
+});
+
+describe('captureValue', () => {
+  const capture = (maxLength = 4096) => resolveCapture({ enabled: true, maxLength }, {});
+  /** What JSON.stringify writes, cut as the capture cuts it. */
+  const cut = (value: unknown, maxLength = 4096) => {
+    const text = JSON.stringify(value);
+    return text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
+  };
+
+  it('is the redacted JSON text, cut, whatever the value and the length', () => {
+    const container = fc.oneof(
+      fc.array(fc.jsonValue()),
+      fc.dictionary(fc.string(), fc.jsonValue()),
+    );
+    fc.assert(
+      fc.property(container, fc.integer({ min: 1, max: 200 }), (value, maxLength) => {
+        // a replacer sees array indices as keys too; no index looks sensitive
+        const text = JSON.stringify(value, (k, v) => (k === '' ? v : defaultRedact(k, v)));
+        const expected = text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
+        expect(captureValue(value, capture(maxLength))).toBe(expected);
+      }),
+    );
+  });
+
+  it('writes values with toJSON (dates, buffers) as JSON.stringify does', () => {
+    const args = { when: new Date(0), data: Buffer.from('hi'), nested: [new Date(1000)] };
+    expect(captureValue(args, capture())).toBe(cut(args));
+    expect(captureValue(args, capture())).toContain('"when":"1970-01-01T00:00:00.000Z"');
+  });
+
+  it('keeps a __proto__ key of parsed JSON arguments, redacted inside', () => {
+    expect(captureValue('{"__proto__":{"password":"x"},"q":1}', capture())).toBe(
+      '{"__proto__":{"password":"[REDACTED]"},"q":1}',
+    );
+  });
+
+  // The whole value was copied before the text was cut: a 4 MB Buffer argument held the agent
+  // for seconds on each call.
+  it('copies no more of a large value than the cut text shows', () => {
+    let reads = 0;
+    const wide: Record<string, number> = {};
+    for (let i = 0; i < 10_000; i++) {
+      Object.defineProperty(wide, `k${i}`, {
+        enumerable: true,
+        get: () => {
+          reads++;
+          return i;
+        },
+      });
+    }
+    const text = captureValue({ wide }, capture(100));
+    expect(reads).toBeLessThan(200);
+    const plain = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i]));
+    expect(text).toBe(cut({ wide: plain }, 100));
+    const bytes = new Uint8Array(200_000).fill(7);
+    expect(captureValue({ bytes }, capture(100))).toBe(cut({ bytes }, 100));
+    const big = Buffer.alloc(1_000_000, 65);
+    expect(captureValue(big, capture())).toBe(cut(big));
   });
 });

@@ -9,15 +9,29 @@ const NUMBER_RE = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const NONZERO_RE = /[1-9]/;
 const SPECIAL_DOUBLES = new Set(['NaN', 'Infinity', '-Infinity']);
 
+/** Most significant digits a 64-bit value has (2^64 - 1 has 20). */
+const MAX_DIGITS = 20;
+
+/** True when a plain decimal string has more significant digits than a 64-bit value. */
+function tooLong(plain: string): boolean {
+  if (plain.length <= MAX_DIGITS + 1) return false;
+  const start = plain.charCodeAt(0) === 45 ? 1 : 0;
+  let first = start;
+  while (first < plain.length && plain.charCodeAt(first) === 48) first++;
+  return plain.length - first > MAX_DIGITS;
+}
+
 /**
  * The integer a ProtoJSON integer denotes: a JSON integer, or a decimal string that may carry a
  * fraction and exponent as long as the value is whole. Undefined when it is not an integer, or
- * an exponent form beyond 20 digits (no 64-bit value needs more).
+ * has more than 20 significant digits in either form (no 64-bit value needs more, and parsing a
+ * megabyte of digits into a BigInt would hold the event loop for seconds).
  */
 export function parseInteger(value: unknown): bigint | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : undefined;
+  if (typeof value === 'number')
+    return Number.isInteger(value) && Math.abs(value) < 1e20 ? BigInt(value) : undefined;
   if (typeof value !== 'string') return undefined;
-  if (PLAIN_RE.test(value)) return BigInt(value);
+  if (PLAIN_RE.test(value)) return tooLong(value) ? undefined : BigInt(value);
   const m = DECIMAL_RE.exec(value);
   if (!m) return undefined;
   const frac = m[3] ?? '';
@@ -31,7 +45,7 @@ export function parseInteger(value: unknown): bigint | undefined {
   }
   const significant = digits.replace(/^0+/, '');
   if (significant === '') return 0n;
-  if (significant.length + shift > 20) return undefined;
+  if (significant.length + shift > MAX_DIGITS) return undefined;
   const n = BigInt(significant) * 10n ** BigInt(shift);
   return m[1] === '-' ? -n : n;
 }

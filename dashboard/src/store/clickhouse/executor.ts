@@ -47,8 +47,10 @@ export function parseClickHouseUrl(raw: string): ClickHouseConnection {
   try {
     u = new URL(raw);
   } catch {
+    // up to the last '@' is user:password, whatever characters the password holds
+    const shown = raw.replace(/\/\/.*@/, '//***@');
     throw new Error(
-      `invalid ClickHouse URL: ${JSON.stringify(raw)} (want clickhouse://user:pass@host:8123/db)`,
+      `invalid ClickHouse URL: ${JSON.stringify(shown)} (want clickhouse://user:pass@host:8123/db)`,
     );
   }
   const schemes: Record<string, string> = {
