@@ -30,29 +30,47 @@ function begin(state: TraceState, info: ToolCallInfo): Call {
   const { scope, source } = resolveScope(info.scope, parent);
   const haltBefore = state.engine.haltDecision(scope);
   const before = state.engine.beforeCall({ scope, tool: info.tool, args: info.args });
-  const attributes: Attributes = {
-    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL,
-    [ATTR_GEN_AI_TOOL_NAME]: info.tool,
-    [ATTR_LOOPGUARD_SCOPE]: scope,
-    [ATTR_LOOPGUARD_SIGNATURE]: before.signature,
-    [ATTR_LOOPGUARD_ARGS_HASH]: before.argsHash,
-  };
-  if (info.callId) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
-  if (info.toolType) attributes[ATTR_GEN_AI_TOOL_TYPE] = info.toolType;
-  if (source === 'conversation') attributes[ATTR_GEN_AI_CONVERSATION_ID] = scope;
-  const agentName = info.agentName ?? state.agentName;
-  if (agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = agentName;
-  if (info.agentId) attributes[ATTR_GEN_AI_AGENT_ID] = info.agentId;
-  if (state.capture.enabled && info.args !== undefined) {
-    attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureValue(info.args, state.capture);
+  try {
+    const attributes: Attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL,
+      [ATTR_GEN_AI_TOOL_NAME]: info.tool,
+      [ATTR_LOOPGUARD_SCOPE]: scope,
+      [ATTR_LOOPGUARD_SIGNATURE]: before.signature,
+      [ATTR_LOOPGUARD_ARGS_HASH]: before.argsHash,
+    };
+    if (info.callId) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
+    if (info.toolType) attributes[ATTR_GEN_AI_TOOL_TYPE] = info.toolType;
+    if (source === 'conversation') attributes[ATTR_GEN_AI_CONVERSATION_ID] = scope;
+    const agentName = info.agentName ?? state.agentName;
+    if (agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = agentName;
+    if (info.agentId) attributes[ATTR_GEN_AI_AGENT_ID] = info.agentId;
+    if (state.capture.enabled && info.args !== undefined) {
+      attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureValue(info.args, state.capture);
+    }
+    const span = state.tracer.startSpan(
+      `${GEN_AI_OPERATION_EXECUTE_TOOL} ${info.tool}`,
+      { kind: SpanKind.INTERNAL, attributes },
+      parent,
+    );
+    const started = performance.now();
+    return { info, scope, span, ctx: trace.setSpan(parent, span), started, haltBefore, before };
+  } catch (error) {
+    // the call now runs unguarded: the engine must not keep waiting for its afterCall
+    if (before.action === 'allow')
+      cancelQuietly(state, { scope, tool: info.tool, args: info.args });
+    throw error;
   }
-  const span = state.tracer.startSpan(
-    `${GEN_AI_OPERATION_EXECUTE_TOOL} ${info.tool}`,
-    { kind: SpanKind.INTERNAL, attributes },
-    parent,
-  );
-  const started = performance.now();
-  return { info, scope, span, ctx: trace.setSpan(parent, span), started, haltBefore, before };
+}
+
+function cancelQuietly(
+  state: TraceState,
+  call: { scope: string; tool: string; args: unknown },
+): void {
+  try {
+    state.engine.cancelCall(call);
+  } catch {
+    // the failure that led here is the one reported
+  }
 }
 
 function endQuietly(call: Call | undefined): void {

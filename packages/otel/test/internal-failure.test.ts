@@ -1,4 +1,4 @@
-import type { Engine } from '@loopguard/engine';
+import { createEngine, type Engine } from '@loopguard/engine';
 import { type DiagLogger, DiagLogLevel, diag } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGuard, guardTool } from '../src/index.js';
@@ -104,5 +104,42 @@ describe('internal failures never reach the host', () => {
     }
     expect(outputs).toEqual(['r0', 'r1', 'r2']);
     expect(warnings).toHaveLength(1);
+  });
+
+  it('a failure after the engine admitted the call withdraws it from the engine', async () => {
+    telemetry = createTelemetry();
+    const engine = createEngine({ env: {}, configFile: false, onDiagnostic: () => {} });
+    const cancelled: unknown[] = [];
+    // the real engine, with its cancelCall observed
+    const observed: Engine = {
+      ...engine,
+      cancelCall: (call) => {
+        cancelled.push(call);
+        engine.cancelCall(call);
+      },
+    };
+    let redactions = 0;
+    const guard = createGuard({
+      engine: observed,
+      tracerProvider: telemetry.tracerProvider,
+      capture: {
+        enabled: true,
+        redact: (_key, value) => {
+          if (redactions++ === 0) throw new Error('redact exploded');
+          return value;
+        },
+      },
+    });
+    const args = { q: 'loop' };
+    const first = await guard.traceToolCall({ tool: 'grep', args, scope: 's' }, () => 'hit');
+    expect(first).toBe('hit');
+    expect(cancelled).toEqual([{ scope: 's', tool: 'grep', args }]);
+    expect(warnings).toHaveLength(1);
+    expect(String(warnings[0]?.[1])).toContain('redact exploded');
+    // the withdrawn attempt still counts for the streak, as cancelCall documents
+    await guard.traceToolCall({ tool: 'grep', args, scope: 's' }, () => 'hit');
+    const [span] = telemetry.spans();
+    expect(span?.attributes['loopguard.streak']).toBe(2);
+    expect(cancelled).toHaveLength(1);
   });
 });
