@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Page, PageRequest, QueryFilter, Store } from '../src/store/types.js';
+import type { Hotspot, Page, PageRequest, QueryFilter, Store } from '../src/store/types.js';
 import { makeToolSpan } from './span-fixtures.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -19,6 +19,8 @@ async function pageAll<T>(
   }
   return seen;
 }
+
+const withoutSample = (rows: Hotspot[]) => rows.map(({ sampleArgs: _, ...row }) => row);
 
 const expected = Array.from({ length: N }, (_, i) => `t${i}`).sort();
 
@@ -51,6 +53,39 @@ export function describePagingConformance(name: string, makeStore: () => Promise
             expected,
           );
         }
+      }
+    });
+
+    it('pages hotspots tied past the page edges, from the rollups as from the spans', async () => {
+      // 60 signatures called 3 times, 90 twice, 2100 once (more ties than the rollups resolve by key)
+      const calls = (i: number) => (i < 60 ? 3 : i < 150 ? 2 : 1);
+      await store.insert(
+        Array.from({ length: 2250 }, (_, i) =>
+          Array.from({ length: calls(i) }, (_, j) =>
+            makeToolSpan({
+              args: `s${String(i).padStart(5, '0')}`,
+              timeMs: T0 + 20 * MIN + ((i * 7 + j * 1000) % 280) * MIN,
+            }),
+          ),
+        ).flat(),
+      );
+      const range = { from: T0 + 17 * MIN, to: T0 + 301 * MIN };
+      const pages: PageRequest[] = [
+        { offset: 0 },
+        { offset: 40 },
+        { offset: 140 },
+        { offset: 1000 },
+        { order: 'asc' },
+        { sort: 'lastSeen', order: 'asc', offset: 90 },
+        { sort: 'halts', offset: 30 },
+      ];
+      for (const page of pages) {
+        const fromRollups = await store.hotspots(range, { limit: 50, ...page });
+        const fromSpans = await store.hotspots({ ...range, search: ':' }, { limit: 50, ...page });
+        expect([fromRollups.total, fromSpans.total], JSON.stringify(page)).toEqual([2250, 2250]);
+        expect(withoutSample(fromRollups.rows), JSON.stringify(page)).toEqual(
+          withoutSample(fromSpans.rows),
+        );
       }
     });
 

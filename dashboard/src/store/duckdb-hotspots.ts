@@ -1,4 +1,12 @@
 import { HOUR_MS } from './counter-deltas.js';
+import { keyedPage } from './duckdb-hotspot-keys.js';
+import {
+  AGGREGATES,
+  type Aggregated,
+  columns,
+  partsSql,
+  sortColumn,
+} from './duckdb-hotspot-parts.js';
 import { COUNT_ACTIONS, type Reader } from './duckdb-queries.js';
 import { callWhere, num, type Params } from './duckdb-sql.js';
 import { HOTSPOT_SORTS, normalizePage } from './paging.js';
@@ -41,72 +49,11 @@ async function countRaw(read: Reader, filter: QueryFilter): Promise<number> {
   return num(row?.n);
 }
 
-function rollupWhere(filter: QueryFilter, params: Params): string {
-  const parts = ['"Hour" >= $fullFrom', '"Hour" < $fullTo'];
-  if (filter.service) parts.push('"ServiceName" = $service');
-  if (filter.tool) parts.push('"ToolName" = $tool');
-  if (filter.signature) parts.push('"Signature" = $signature');
-  if (filter.action) parts.push('"LoopAction" = $action');
-  for (const k of ['service', 'tool', 'signature', 'action'] as const) {
-    if (filter[k]) params[k] = filter[k];
-  }
-  return `WHERE ${parts.join(' AND ')}`;
-}
-
-const PARTIAL_COLUMNS = `"ServiceName" AS service, "ToolName" AS tool, "Signature" AS signature,
-  "LoopAction" AS action`;
-
-function rawEdge(
-  from: string,
-  to: string,
-  filter: QueryFilter,
-  params: Params,
-  extra: string,
-): string {
-  const where = callWhere({ ...filter, from: undefined, to: undefined }, params);
-  return `SELECT ${PARTIAL_COLUMNS}, count(*) AS calls, max("Streak") AS streak,
-    coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0) AS repeat_ns, min("StartMs") AS first_ms,
-    max("StartMs") AS last_ms, coalesce(any_value("ToolArgs") FILTER ("ToolArgs" <> ''), '') AS args
-  FROM otel_traces ${where} AND "Signature" <> '' AND "StartMs" >= ${from} AND "StartMs" < ${to}${extra}
-  GROUP BY ALL`;
-}
-
-/** The aggregate of each hotspot column over the rollup parts (`sessions` is counted separately). */
-const AGGREGATES = {
-  calls: 'sum(calls)',
-  longestStreak: 'max(streak)',
-  nudges: "coalesce(sum(calls) FILTER (action = 'nudge'), 0)",
-  warns: "coalesce(sum(calls) FILTER (action = 'warn'), 0)",
-  blocks: "coalesce(sum(calls) FILTER (action = 'block'), 0)",
-  halts: "coalesce(sum(calls) FILTER (action = 'halt'), 0)",
-  repeatSeconds: 'sum(repeat_ns) / 1e9',
-  firstSeen: 'min(first_ms)',
-  lastSeen: 'max(last_ms)',
-  sampleArgs: "any_value(args) FILTER (args <> '')",
-} as const;
-
-type Aggregated = keyof typeof AGGREGATES;
-
-const columns = (names: readonly Aggregated[]) =>
-  names.map((name) => `${AGGREGATES[name]} AS "${name}"`).join(', ');
-
-/** The rollup's whole hours plus the span table's partial hours at both ends. */
-function partsSql(filter: QueryFilter, params: Params, extra = ''): string {
-  return `WITH parts AS (
-      SELECT ${PARTIAL_COLUMNS}, "Calls" AS calls, "MaxStreak" AS streak, "RepeatNs" AS repeat_ns,
-        "FirstMs" AS first_ms, "LastMs" AS last_ms, "SampleArgs" AS args
-      FROM loopguard_hotspots_hourly ${rollupWhere(filter, params)}${extra}
-      UNION ALL ${rawEdge('$from', '$fullFrom', filter, params, extra)}
-      UNION ALL ${rawEdge('$fullTo', '$to', filter, params, extra)}
-    )`;
-}
-
 /**
  * Hotspots from the hourly rollup (maintained on insert) for the whole hours of the range, plus the
- * span table for the partial hours at both ends. The page is chosen first from the sort column
- * alone (the rollup holds about one row per signature and hour, and aggregating every column of
- * them cost two to three times more); the other columns are then aggregated for the page's
- * signatures only, and `sessions` counted for them from the spans.
+ * span table for the partial hours at both ends. Sorted by a number, the page is chosen by hotspot
+ * key (see keyedPage); sorted by a name, or when the keyed page cannot be told exactly, by the
+ * names themselves (see namedPage).
  */
 export async function queryHotspots(
   read: Reader,
@@ -119,28 +66,47 @@ export async function queryHotspots(
   if (filter.search || p.sort === 'sessions' || fullTo - fullFrom < 2 * HOUR_MS) {
     return rawHotspots(read, filter, p);
   }
-  const pageParams: Params = {
+  const range: Params = {
     fullFrom: BigInt(fullFrom),
     fullTo: BigInt(fullTo),
     from: BigInt(Math.trunc(filter.from)),
     to: BigInt(Math.trunc(filter.to)),
   };
-  const sortColumn: Aggregated[] =
-    p.sort !== 'calls' && p.sort in AGGREGATES ? [p.sort as Aggregated] : [];
+  const byName = p.sort === 'service' || p.sort === 'tool' || p.sort === 'signature';
+  return (
+    (byName ? undefined : await keyedPage(read, filter, p, range)) ??
+    namedPage(read, filter, p, range)
+  );
+}
+
+/**
+ * The page chosen by the sort column alone, grouped by the names (the rollup holds about one row
+ * per signature and hour, and aggregating every column of them cost two to three times more); the
+ * other columns are then aggregated for the page's signatures only, and `sessions` counted for
+ * them from the spans.
+ */
+async function namedPage(
+  read: Reader,
+  filter: QueryFilter,
+  p: ReturnType<typeof normalizePage>,
+  range: Params,
+): Promise<Page<Hotspot>> {
+  const pageParams: Params = { ...range };
   const order = `ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool`;
   const keys = await read(
-    `${partsSql(filter, pageParams)}
-    SELECT service, tool, signature, ${columns(['calls', ...sortColumn])}, count(*) OVER () AS total
+    `${partsSql(filter, pageParams, { names: true, key: false })}
+    SELECT service, tool, signature, ${columns(['calls', ...sortColumn(p.sort)])}, count(*) OVER () AS total
     FROM parts GROUP BY 1, 2, 3 ${order} LIMIT ${p.limit} OFFSET ${p.offset}`,
     pageParams,
   );
   if (keys.length === 0) {
     return { rows: [], total: p.offset === 0 ? 0 : await countRaw(read, filter) };
   }
-  const params: Params = { ...pageParams, sigs: signatureList(keys) };
+  const params: Params = { ...range, sigs: signatureList(keys) };
+  const inSignatures = () => IN_SIGNATURES;
   const [full, sessions] = await Promise.all([
     read(
-      `${partsSql(filter, params, ` AND ${IN_SIGNATURES}`)}
+      `${partsSql(filter, params, { names: true, key: false, extra: inSignatures })}
       SELECT service, tool, signature, ${columns(Object.keys(AGGREGATES) as Aggregated[])}
       FROM parts GROUP BY 1, 2, 3`,
       params,

@@ -16,6 +16,7 @@ import {
   type Reader,
 } from './duckdb-queries.js';
 import {
+  MIGRATE_SQL,
   ROLLUP_REBUILD_HOUR_SQL,
   SCHEMA_SQL,
   SESSION_ROLLUP_REBUILD_HOUR_SQL,
@@ -54,6 +55,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
   const readers = [new Serial(await instance.connect()), new Serial(await instance.connect())];
   await writer.run(async (c) => {
     await c.run(SCHEMA_SQL);
+    await c.run(MIGRATE_SQL);
     // fewer, larger checkpoints: commits only append to the WAL until it holds 256 MB
     await c.run("SET checkpoint_threshold = '256MB'");
   });

@@ -1,0 +1,87 @@
+import { callWhere, type Params } from './duckdb-sql.js';
+import type { QueryFilter } from './types.js';
+
+/** The aggregate of each hotspot column over the rollup parts (`sessions` is counted separately). */
+export const AGGREGATES = {
+  calls: 'sum(calls)',
+  longestStreak: 'max(streak)',
+  nudges: "coalesce(sum(calls) FILTER (action = 'nudge'), 0)",
+  warns: "coalesce(sum(calls) FILTER (action = 'warn'), 0)",
+  blocks: "coalesce(sum(calls) FILTER (action = 'block'), 0)",
+  halts: "coalesce(sum(calls) FILTER (action = 'halt'), 0)",
+  repeatSeconds: 'sum(repeat_ns) / 1e9',
+  firstSeen: 'min(first_ms)',
+  lastSeen: 'max(last_ms)',
+  sampleArgs: "any_value(args) FILTER (args <> '')",
+} as const;
+
+/** A hotspot column aggregated from the parts. */
+export type Aggregated = keyof typeof AGGREGATES;
+
+/** `AGGREGATES` of `names` as a select list. */
+export const columns = (names: readonly Aggregated[]) =>
+  names.map((name) => `${AGGREGATES[name]} AS "${name}"`).join(', ');
+
+/** The hotspot columns of a sort, if the parts aggregate it (not `sessions` nor the names). */
+export const sortColumn = (sort: string): Aggregated[] =>
+  sort !== 'calls' && sort in AGGREGATES ? [sort as Aggregated] : [];
+
+function rollupWhere(filter: QueryFilter, params: Params): string {
+  const parts = ['"Hour" >= $fullFrom', '"Hour" < $fullTo'];
+  if (filter.service) parts.push('"ServiceName" = $service');
+  if (filter.tool) parts.push('"ToolName" = $tool');
+  if (filter.signature) parts.push('"Signature" = $signature');
+  if (filter.action) parts.push('"LoopAction" = $action');
+  for (const k of ['service', 'tool', 'signature', 'action'] as const) {
+    if (filter[k]) params[k] = filter[k];
+  }
+  return `WHERE ${parts.join(' AND ')}`;
+}
+
+const NAMES = `"ServiceName" AS service, "ToolName" AS tool, "Signature" AS signature`;
+
+/** What the parts carry besides the columns the aggregates read. */
+export interface PartsShape {
+  /** service, tool and signature (and the sample arguments). */
+  names: boolean;
+  /** `k`, the hotspot key (see hotspotKeySql). */
+  key: boolean;
+  /** A condition added to each part's WHERE, given the name of the table's key column. */
+  extra?: (keyColumn: string) => string;
+}
+
+function rawEdge(
+  from: string,
+  to: string,
+  filter: QueryFilter,
+  params: Params,
+  shape: PartsShape,
+): string {
+  const where = callWhere({ ...filter, from: undefined, to: undefined }, params);
+  const extra = shape.extra ? ` AND ${shape.extra('"HotspotKey"')}` : '';
+  const names = shape.names
+    ? `${NAMES}, coalesce(any_value("ToolArgs") FILTER ("ToolArgs" <> ''), '') AS args, `
+    : '';
+  return `SELECT ${shape.key ? '"HotspotKey" AS k, ' : ''}${names}"LoopAction" AS action,
+    count(*) AS calls, max("Streak") AS streak,
+    coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0) AS repeat_ns, min("StartMs") AS first_ms,
+    max("StartMs") AS last_ms
+  FROM otel_traces ${where} AND "Signature" <> '' AND "StartMs" >= ${from} AND "StartMs" < ${to}${extra}
+  GROUP BY ALL`;
+}
+
+/**
+ * `WITH parts AS (...)`: the rollup's whole hours plus the span table's partial hours at both ends
+ * (`$from`, `$fullFrom`, `$fullTo` and `$to` in `params`).
+ */
+export function partsSql(filter: QueryFilter, params: Params, shape: PartsShape): string {
+  const extra = shape.extra ? ` AND ${shape.extra('"Key"')}` : '';
+  const names = shape.names ? `${NAMES}, "SampleArgs" AS args, ` : '';
+  return `WITH parts AS (
+      SELECT ${shape.key ? '"Key" AS k, ' : ''}${names}"LoopAction" AS action, "Calls" AS calls,
+        "MaxStreak" AS streak, "RepeatNs" AS repeat_ns, "FirstMs" AS first_ms, "LastMs" AS last_ms
+      FROM loopguard_hotspots_hourly ${rollupWhere(filter, params)}${extra}
+      UNION ALL ${rawEdge('$from', '$fullFrom', filter, params, shape)}
+      UNION ALL ${rawEdge('$fullTo', '$to', filter, params, shape)}
+    )`;
+}
