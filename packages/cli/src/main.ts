@@ -11,19 +11,20 @@ Usage:
   loopguard replay --otlp FILE.json [--config F] [--json] [--all]
   loopguard config check [FILE]
   loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
-                      [--db .loopguard/loopguard.duckdb] [--retention 7d] [--token T]
+                      [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
                       [--store clickhouse://...]
   loopguard demo [--port 4318] [--host 127.0.0.1] [--db .loopguard/demo.duckdb]
                  [--interval-ms 1500]
   loopguard --help | --version
 
 replay    runs a recorded session through the repetition engine. Input lines are calls
-          {"scope"?, "tool", "args"?, "ok"?, "result"?} or {"reset": "<scope>"};
+          {"scope"?, "tool", "args"?, "ok"?, "result"?, "ran"?} or {"reset": "<scope>"};
           --otlp reads an OTLP JSON trace export whose spans carry captured arguments.
           --json prints one JSON line per call; otherwise a table of the calls that got
           an action (all calls with --all) and a summary. Exit 2 if some lines were bad.
 config    validates a config file strictly and names each bad key and value.
-dashboard starts the OTLP/HTTP receiver, the store, the UI and /metrics.
+dashboard starts the OTLP/HTTP receiver, the store, the UI and /metrics; it keeps spans
+          for good unless --retention (e.g. 7d, 24h, 90m) is given.
 demo      starts the dashboard and a scripted looping agent feeding it.
 `;
 

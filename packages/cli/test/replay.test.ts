@@ -254,6 +254,10 @@ describe('the loopguard binary', () => {
       encoding: 'utf8',
     });
     expect(dashboardHelp).toContain('--retention');
+    // as the README: "ran" is an input field, and retention has no default (spans are kept)
+    expect(dashboardHelp).toContain('"ran"?');
+    expect(dashboardHelp).not.toContain('[--retention 7d]');
+    expect(dashboardHelp).toContain('unless --retention');
     const bad = spawnSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8' });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('unknown command "frobnicate"');

@@ -10,7 +10,7 @@ export interface CaptureOptions {
   enabled: boolean;
   /**
    * Called for every object key (at any depth); returns the value to record. Default redacts
-   * keys matching /password|token|secret|authorization|api[_-]?key/i to `'[REDACTED]'`.
+   * keys matching /password|passwd|token|secret|authorization|cookie|api[_-]?key/i to `'[REDACTED]'`.
    */
   redact?: (key: string, value: unknown) => unknown;
   /** Characters per attribute before truncation with `…`; default 4096. */
