@@ -77,6 +77,30 @@ describe('argsHash', () => {
     expect(canonicalJson(cyclic)).toBe('{"a":1,"self":"[Circular]"}');
   });
 
+  it('writes a typed array as the object of its indices, keys sorted, as for any object', () => {
+    const kinds = [Uint8Array, Int16Array, Float64Array] as const;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...kinds),
+        fc.array(fc.double({ noNaN: false }), { maxLength: 300 }),
+        (Kind, values) => {
+          const typed = Kind.from(values);
+          // the same keys and values in a plain object take the general path (sorted keys)
+          const plain = Object.fromEntries(Object.entries(typed));
+          expect(canonicalJson(typed)).toBe(canonicalJson(plain));
+        },
+      ),
+    );
+    expect(canonicalJson(new Uint8Array(12).map((_, i) => i))).toBe(
+      '{"0":0,"1":1,"10":10,"11":11,"2":2,"3":3,"4":4,"5":5,"6":6,"7":7,"8":8,"9":9}',
+    );
+    expect(canonicalJson(new Uint8Array(0))).toBe('{}');
+    // a property added to the array is a key like the others
+    expect(canonicalJson(Object.assign(new Uint8Array([5, 6]), { x: 1 }))).toBe(
+      '{"0":5,"1":6,"x":1}',
+    );
+  });
+
   it('signature is tool:first 16 hex digits', () => {
     expect(signatureOf('grep', { q: 1 })).toMatch(/^grep:[0-9a-f]{16}$/);
     expect(signatureOf('grep', { q: 1 })).toBe(`grep:${argsHash({ q: 1 }).slice(0, 16)}`);
