@@ -43,10 +43,13 @@ const tracer = tracerProvider.getTracer('bench');
 // The tool: async, cheap, different result each time (no no-progress findings).
 let served = 0;
 const tool = async (args) => `hits for ${args.q}: ${++served}`;
+// An unclassified tool name: the repetition axis covers it (idempotent tools such as `search` are
+// left to the no-progress axis, and a result that changes every call never trips that).
+const TOOL = 'lookup_orders';
 // Two workloads. "new arguments": every call of a round has arguments the scope has not seen
 // (an agent making progress: all allowed, each call hashes its arguments in full). "looping": 64
 // argument sets in rotation, so from the fifth lap on every call is a repetition warning (a
-// finding, a span event, a notice appended to the result, a decisions counter).
+// finding, a span event, a notice appended to the result, a decisions counter): checked below.
 const argsFor = (i) => ({ q: `query ${i}`, limit: 10, path: '/src' });
 const WORKLOADS = {
   'new arguments (allowed)': Array.from({ length: ITERATIONS }, (_, i) => argsFor(i)),
@@ -61,13 +64,28 @@ const guard = createGuard({ tracerProvider, meterProvider, engine: engineOptions
 const guardNoMetrics = createGuard({ tracerProvider, engine: engineOptions });
 const engine = createEngine(engineOptions);
 
+// Each workload must do what its name says, or the table measures something else.
+for (const [workload, args] of Object.entries(WORKLOADS)) {
+  const check = createEngine(engineOptions);
+  const actions = new Map();
+  for (let i = 0; i < Math.min(ITERATIONS, 2_000); i++) {
+    const a = args[i % args.length];
+    check.beforeCall({ scope: 'check', tool: TOOL, args: a });
+    const { action } = check.afterCall({ scope: 'check', tool: TOOL, args: a, result: `r${i}` });
+    actions.set(action, (actions.get(action) ?? 0) + 1);
+  }
+  const warned = (actions.get('warn') ?? 0) / Math.min(ITERATIONS, 2_000);
+  if (workload.includes('(warned)') ? warned < 0.8 : actions.size !== 1 || !actions.has('allow'))
+    throw new Error(`workload "${workload}" gave ${JSON.stringify([...actions])}`);
+}
+
 const variants = {
   'bare OTel span (baseline)': (args) =>
     tracer.startActiveSpan(
-      'execute_tool search',
+      `execute_tool ${TOOL}`,
       {
         kind: SpanKind.INTERNAL,
-        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' },
+        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': TOOL },
       },
       async (span) => {
         const result = await tool(args);
@@ -76,28 +94,28 @@ const variants = {
       },
     ),
   'engine only (beforeCall + afterCall, no span)': async (args) => {
-    engine.beforeCall({ scope: 'bench', tool: 'search', args });
+    engine.beforeCall({ scope: 'bench', tool: TOOL, args });
     const result = await tool(args);
-    engine.afterCall({ scope: 'bench', tool: 'search', args, result });
+    engine.afterCall({ scope: 'bench', tool: TOOL, args, result });
     return result;
   },
   'tool alone (no span, no engine)': (args) => tool(args),
   'hand-written floor: bare span + engine + contract attributes, no metrics': (args) =>
     tracer.startActiveSpan(
-      'execute_tool search',
+      `execute_tool ${TOOL}`,
       {
         kind: SpanKind.INTERNAL,
-        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' },
+        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': TOOL },
       },
       async (span) => {
-        const before = engine.beforeCall({ scope: 'bench', tool: 'search', args });
+        const before = engine.beforeCall({ scope: 'bench', tool: TOOL, args });
         span.setAttributes({
           'loopguard.scope': 'bench',
           'loopguard.signature': before.signature,
           'loopguard.args_hash': before.argsHash,
         });
         const result = await tool(args);
-        const after = engine.afterCall({ scope: 'bench', tool: 'search', args, ok: true, result });
+        const after = engine.afterCall({ scope: 'bench', tool: TOOL, args, ok: true, result });
         span.setAttributes({
           'loopguard.streak': after.streak,
           'loopguard.count': after.count,
@@ -109,9 +127,9 @@ const variants = {
       },
     ),
   'loopguard traceToolCall, no meter provider': (args) =>
-    guardNoMetrics.traceToolCall({ tool: 'search', args, scope: 'bench' }, () => tool(args)),
+    guardNoMetrics.traceToolCall({ tool: TOOL, args, scope: 'bench' }, () => tool(args)),
   'loopguard traceToolCall + metrics (full)': (args) =>
-    guard.traceToolCall({ tool: 'search', args, scope: 'bench' }, () => tool(args)),
+    guard.traceToolCall({ tool: TOOL, args, scope: 'bench' }, () => tool(args)),
 };
 
 // CPU time (user + system) of this process per call: wall time is meaningless on a shared,
