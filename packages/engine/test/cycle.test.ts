@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cycleLaps, pushCall, sameCall, scanRuns } from '../src/axes/cycle.js';
-import { newScope, type SignatureState } from '../src/state.js';
+import { newScope, signatureState } from '../src/state.js';
 import { call, engineWith } from './helpers.js';
 
 describe('cycle', () => {
@@ -61,14 +61,8 @@ describe('cycle', () => {
   });
 
   it('keeps the trailing runs of every period as a full rescan of the history finds them', () => {
-    const sigs: SignatureState[] = [0, 1, 2].map(() => ({
-      calls: 0,
-      successes: 0,
-      exactFailures: 0,
-      lastResult: undefined,
-      sameResultRun: 0,
-      pollRun: 0,
-    }));
+    const owner = newScope();
+    const sigs = ['a', 'b', 'c'].map((signature) => signatureState(owner, signature));
     const call = fc.record({
       sig: fc.constantFrom(...sigs),
       result: fc.constantFrom('a', 'b'),
