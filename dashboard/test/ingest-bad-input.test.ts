@@ -186,6 +186,50 @@ describe('ingest refuses bad input with a reason and stores nothing of it', () =
   });
 });
 
+describe('bytes in flight', () => {
+  /** A request whose body stays open after its first chunk until `release()`. */
+  function stalledPost(app: ReturnType<typeof createApp>, first: string) {
+    let release: () => void = () => undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(first));
+        release = () => controller.close();
+      },
+    });
+    const response = app.request('/v1/traces', {
+      method: 'POST',
+      body,
+      headers: JSON_CT,
+      duplex: 'half',
+    } as RequestInit);
+    return { response, release: () => release() };
+  }
+
+  it('refuses with 429 and Retry-After while other requests hold the body budget', async () => {
+    const body = request(okSpan);
+    const limited = createApp({ store: lg.store, maxInFlightBytes: Math.ceil(body.length * 1.5) });
+    const held = stalledPost(limited, body);
+    await new Promise((r) => setTimeout(r, 50));
+    const refused = await post(request(okSpan), JSON_CT, limited);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { message: string }).message).toMatch(
+      /MiB of request bodies in flight/,
+    );
+    held.release();
+    expect((await held.response).status).toBe(200);
+    // the budget is returned once a request is done
+    expect((await post(request(okSpan), JSON_CT, limited)).status).toBe(200);
+  });
+
+  it('admits a body larger than the budget when no other request holds any', async () => {
+    const body = request(okSpan);
+    const limited = createApp({ store: lg.store, maxInFlightBytes: 16 });
+    expect((await post(body, JSON_CT, limited)).status).toBe(200);
+    expect((await post(body, JSON_CT, limited)).status).toBe(200);
+  });
+});
+
 describe('bearer token', () => {
   it('guards ingest, API and metrics but not /healthz', async () => {
     const guarded = createApp({ store: lg.store, token: 's3cret' });

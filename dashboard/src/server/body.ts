@@ -9,9 +9,14 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
  * Reads a request body, inflating `Content-Encoding: gzip` as a stream and stopping as soon as
- * the output passes `limit` (so a gzip bomb is cut off while inflating, not after).
+ * the output passes `limit` (so a gzip bomb is cut off while inflating, not after). `reserve` is
+ * told of each chunk before it is kept, and may throw to stop the read.
  */
-export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> {
+export async function readBody(
+  req: Request,
+  limit = MAX_BODY_BYTES,
+  reserve?: (bytes: number) => void,
+): Promise<Buffer> {
   const encoding = (req.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
   if (!['identity', 'gzip', 'x-gzip', ''].includes(encoding)) {
     throw new HttpError(415, `unsupported Content-Encoding "${encoding}" (use gzip or none)`);
@@ -35,6 +40,7 @@ export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Bu
           `body exceeds ${limit} bytes${gzip ? ' after decompression' : ''}`,
         );
       }
+      reserve?.(chunk.length);
       chunks.push(chunk);
     }
   } catch (error) {

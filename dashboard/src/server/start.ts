@@ -33,6 +33,7 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
     store,
     uiDir: options.uiDir,
     maxInFlight: options.maxInFlight,
+    maxInFlightBytes: options.maxInFlightBytes,
     allowedHosts: resolveAllowedHosts(
       host,
       options.allowedHosts ?? parseHostList(process.env.LOOPGUARD_ALLOWED_HOSTS),

@@ -9,6 +9,8 @@ export interface AppOptions {
   uiDir?: string;
   /** Ingest requests in flight before 429. Default 32. */
   maxInFlight?: number;
+  /** Bytes of request bodies (after decompression) the ingest requests in flight may hold before 429. Default 256 MiB. */
+  maxInFlightBytes?: number;
   /** Largest body after decompression. Default 64 MiB. */
   maxBodyBytes?: number;
   /**
@@ -48,6 +50,8 @@ export interface DashboardOptions {
   uiDir?: string;
   /** Ingest requests in flight before 429. */
   maxInFlight?: number;
+  /** Bytes of request bodies the ingest requests in flight may hold before 429. */
+  maxInFlightBytes?: number;
 }
 
 /** A running dashboard. */
