@@ -78,7 +78,16 @@ describe('argsHash', () => {
   });
 
   it('writes a typed array as the object of its indices, keys sorted, as for any object', () => {
-    const kinds = [Uint8Array, Int16Array, Float64Array] as const;
+    const kinds = [
+      Uint8Array,
+      Int8Array,
+      Uint8ClampedArray,
+      Int16Array,
+      Uint16Array,
+      Int32Array,
+      Uint32Array,
+      Float64Array,
+    ] as const;
     fc.assert(
       fc.property(
         fc.constantFrom(...kinds),
