@@ -18,17 +18,15 @@ export function createApp(options: AppOptions): Hono {
   const sameOrigin = originGuard();
   app.use('*', securityHeaders(), hostGuard(options.allowedHosts));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.use('/v1/*', sameOrigin, auth, ingestLimiter({ max: options.maxInFlight ?? 32 }));
+  app.use(
+    '/v1/*',
+    sameOrigin,
+    auth,
+    ingestLimiter({ max: options.maxInFlight ?? 32, maxBytes: options.maxInFlightBytes }),
+  );
   app.use('/api/*', sameOrigin, auth);
   app.use('/metrics', sameOrigin, auth);
-  app.route(
-    '/',
-    ingestRoutes(store, {
-      maxBodyBytes: options.maxBodyBytes,
-      maxInFlightBytes: options.maxInFlightBytes,
-      onStoreError: report,
-    }),
-  );
+  app.route('/', ingestRoutes(store, { maxBodyBytes: options.maxBodyBytes, onStoreError: report }));
   app.route('/api', apiRoutes(store));
   app.get('/metrics', async (c) =>
     c.body(renderMetrics(await store.counters()), 200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE }),

@@ -1,15 +1,12 @@
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import type { Store } from '../store/types.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
-import { ByteBudget } from './byte-budget.js';
 import { HttpError } from './errors.js';
+import type { IngestVariables } from './middleware.js';
 import { decodeJsonRequest } from './otlp/json.js';
 import { type DecodedSpans, OtlpFormatError, rejectionMessage } from './otlp/model.js';
 import { decodeProtobufRequest } from './otlp/protobuf.js';
 import { encodeExportResponse, encodeStatus, exportResponseJson } from './otlp/response.js';
-
-/** Bytes of request bodies the ingest requests in flight may hold together: 256 MiB. */
-export const MAX_IN_FLIGHT_BYTES = 256 * 1024 * 1024;
 
 /** The OTLP payload encodings the receiver accepts. */
 export type OtlpEncoding = 'json' | 'protobuf';
@@ -70,20 +67,20 @@ function decode(encoding: OtlpEncoding, body: Buffer): DecodedSpans {
 /** Options of the OTLP receiver. */
 export interface IngestOptions {
   maxBodyBytes?: number;
-  /** Bytes of request bodies all requests in flight may hold before 429. Default 256 MiB. */
-  maxInFlightBytes?: number;
   /** Reports a failed insert (answered with a generic 503); default console.error. */
   onStoreError?: (error: unknown) => void;
 }
 
 /** `POST /v1/traces`: OTLP/HTTP trace receiver. A 200 means the spans are committed. */
-export function ingestRoutes(store: Store, options: IngestOptions = {}): Hono {
-  const app = new Hono();
+export function ingestRoutes(
+  store: Store,
+  options: IngestOptions = {},
+): Hono<{ Variables: IngestVariables }> {
+  const app = new Hono<{ Variables: IngestVariables }>();
   const report =
     options.onStoreError ??
     ((e: unknown) => console.error('loopguard dashboard: insert failed:', e));
-  const budget = new ByteBudget(options.maxInFlightBytes ?? MAX_IN_FLIGHT_BYTES);
-  const receive = async (c: Context, reserve: (bytes: number) => void) => {
+  app.post('/v1/traces', async (c) => {
     const encoding = otlpEncoding(c.req.header('content-type'));
     if (!encoding) {
       throw new HttpError(
@@ -91,7 +88,8 @@ export function ingestRoutes(store: Store, options: IngestOptions = {}): Hono {
         `unsupported Content-Type "${c.req.header('content-type') ?? ''}" (use application/json or application/x-protobuf)`,
       );
     }
-    const body = await readBody(c.req.raw, options.maxBodyBytes ?? MAX_BODY_BYTES, reserve);
+    const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+    const body = await readBody(c.req.raw, limit, c.get('reserveBody'));
     const decoded = decode(encoding, body);
     let rejected = 0;
     for (const count of decoded.rejected.values()) rejected += count;
@@ -110,24 +108,6 @@ export function ingestRoutes(store: Store, options: IngestOptions = {}): Hono {
       });
     }
     return c.json(exportResponseJson(rejected, message));
-  };
-  app.post('/v1/traces', async (c) => {
-    let held = 0;
-    try {
-      return await receive(c, (bytes) => {
-        if (!budget.take(bytes, held)) {
-          const mib = Math.round(budget.max / 2 ** 20);
-          throw new HttpError(
-            429,
-            `ingest over capacity (${mib} MiB of request bodies in flight), retry later`,
-            { 'Retry-After': '1' },
-          );
-        }
-        held += bytes;
-      });
-    } finally {
-      budget.release(held);
-    }
   });
   return app;
 }

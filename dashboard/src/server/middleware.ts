@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { ByteBudget } from './byte-budget.js';
 import { HttpError } from './errors.js';
 
 /** Requires `Authorization: Bearer <token>`; a no-op when no token is configured. */
@@ -35,30 +36,42 @@ export function securityHeaders(): MiddlewareHandler {
   };
 }
 
+/** Bytes of request bodies the ingest requests in flight may hold together: 256 MiB. */
+export const MAX_IN_FLIGHT_BYTES = 256 * 1024 * 1024;
+
+/** What `ingestLimiter` gives the ingest route: `reserveBody(bytes)` before keeping a body chunk. */
+export type IngestVariables = { reserveBody: (bytes: number) => void };
+
 /**
- * Bounds the ingest requests in flight (body read, decode, insert). Beyond `max`, answers 429
- * with Retry-After so OTLP exporters back off and retry.
+ * Bounds the ingest requests in flight (body read, decode, insert) and the body bytes they hold
+ * together. Beyond either, answers 429 with Retry-After so OTLP exporters back off and retry.
  */
 export function ingestLimiter(options: {
   max: number;
+  maxBytes?: number;
   retryAfterSeconds?: number;
-}): MiddlewareHandler {
+}): MiddlewareHandler<{ Variables: IngestVariables }> {
   let inFlight = 0;
-  return async (_c, next) => {
-    if (inFlight >= options.max) {
-      throw new HttpError(
-        429,
-        `ingest over capacity (${options.max} requests in flight), retry later`,
-        {
-          'Retry-After': String(options.retryAfterSeconds ?? 1),
-        },
-      );
-    }
+  const budget = new ByteBudget(options.maxBytes ?? MAX_IN_FLIGHT_BYTES);
+  const overCapacity = (what: string) =>
+    new HttpError(429, `ingest over capacity (${what} in flight), retry later`, {
+      'Retry-After': String(options.retryAfterSeconds ?? 1),
+    });
+  return async (c, next) => {
+    if (inFlight >= options.max) throw overCapacity(`${options.max} requests`);
     inFlight++;
+    let held = 0;
+    c.set('reserveBody', (bytes) => {
+      if (!budget.take(bytes, held)) {
+        throw overCapacity(`${Math.round(budget.max / 2 ** 20)} MiB of request bodies`);
+      }
+      held += bytes;
+    });
     try {
       await next();
     } finally {
       inFlight--;
+      budget.release(held);
     }
   };
 }
