@@ -58,9 +58,9 @@ export function rawConditions(
   const parts: string[] = [];
   const skip = opts.skip ?? [];
   if (opts.calls !== false) parts.push('IsCall');
-  if (filter.from !== undefined)
-    parts.push(...defined([timeBound('>=', filter.from, 'from', params)]));
-  if (filter.to !== undefined) parts.push(...defined([timeBound('<', filter.to, 'to', params)]));
+  const from = filter.from === undefined ? undefined : timeBound('>=', filter.from, 'from', params);
+  const to = filter.to === undefined ? undefined : timeBound('<', filter.to, 'to', params);
+  parts.push(...defined([from, to]));
   if (filter.service) {
     parts.push('ServiceName = {service:String}');
     params.service = filter.service;
