@@ -1,7 +1,8 @@
 import { ENV_CAPTURE_MESSAGE_CONTENT } from './semconv.js';
 import type { CaptureOptions } from './types.js';
 
-const SENSITIVE = /password|passwd|token|secret|authorization|cookie|api[_-]?key/i;
+const SENSITIVE =
+  /password|passwd|passphrase|token|secret|authorization|cookie|credential|api[_-]?key|private[_-]?key|access[_-]?key|^(?:x[_-])?auth$/i;
 const DEFAULT_MAX_LENGTH = 4096;
 const MAX_DEPTH = 32;
 

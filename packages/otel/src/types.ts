@@ -10,7 +10,8 @@ export interface CaptureOptions {
   enabled: boolean;
   /**
    * Called for every object key (at any depth); returns the value to record. Default redacts
-   * keys matching /password|passwd|token|secret|authorization|cookie|api[_-]?key/i to `'[REDACTED]'`.
+   * keys that name passwords, passphrases, tokens, secrets, authorization, cookies, credentials,
+   * API/private/access keys, or are exactly `auth` / `x-auth`, to `'[REDACTED]'` (docs/otel.md).
    */
   redact?: (key: string, value: unknown) => unknown;
   /** Characters per attribute before truncation with `…`; default 4096. */

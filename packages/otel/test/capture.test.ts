@@ -37,7 +37,7 @@ describe('capture', () => {
     );
     const on = createGuard({ ...providers, engine: quiet, capture: true });
     await on.traceToolCall(
-      { tool: 'login', args: '{"user":"ada","auth":{"api_key":"sk-123"},"password":"hunter2"}' },
+      { tool: 'login', args: '{"user":"ada","config":{"api_key":"sk-123"},"password":"hunter2"}' },
       () => ({ session: 's1', token: 'abc' }),
     );
     const custom = createGuard({
@@ -57,7 +57,7 @@ describe('capture', () => {
     expect(plain?.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
     expect(plain?.attributes['gen_ai.tool.call.result']).toBeUndefined();
     expect(redacted?.attributes['gen_ai.tool.call.arguments']).toBe(
-      '{"user":"ada","auth":{"api_key":"[REDACTED]"},"password":"[REDACTED]"}',
+      '{"user":"ada","config":{"api_key":"[REDACTED]"},"password":"[REDACTED]"}',
     );
     const result = String(redacted?.attributes['gen_ai.tool.call.result']);
     expect(result).toContain('"session":"s1"');
@@ -85,6 +85,14 @@ describe('capture', () => {
       apiKey: 'k1',
       'API-KEY': 'k2',
       Password: 'p2',
+      privateKey: '-----BEGIN',
+      ssh_private_key: 'k3',
+      credentials: { user: 'u' },
+      passphrase: 'pp',
+      AWS_ACCESS_KEY_ID: 'AKIA',
+      auth: 'user:pw',
+      'X-Auth': 'h',
+      author: 'ada',
       user: 'ada',
     };
     await guard.traceToolCall({ tool: 'call_api', args }, () => 'ok');
@@ -98,6 +106,14 @@ describe('capture', () => {
       apiKey: '[REDACTED]',
       'API-KEY': '[REDACTED]',
       Password: '[REDACTED]',
+      privateKey: '[REDACTED]',
+      ssh_private_key: '[REDACTED]',
+      credentials: '[REDACTED]',
+      passphrase: '[REDACTED]',
+      AWS_ACCESS_KEY_ID: '[REDACTED]',
+      auth: '[REDACTED]',
+      'X-Auth': '[REDACTED]',
+      author: 'ada',
       user: 'ada',
     });
   });
