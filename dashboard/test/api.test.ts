@@ -180,6 +180,25 @@ describe('JSON API', () => {
       'no such API endpoint',
     );
   });
+
+  it.each([
+    ['POST', '/api/summary', 'GET, HEAD'],
+    ['DELETE', '/api/sessions/run-2', 'GET, HEAD'],
+    ['PUT', '/api/traces/0123456789abcdef0123456789abcdef', 'GET, HEAD'],
+    ['POST', '/metrics', 'GET, HEAD'],
+    ['POST', '/healthz', 'GET, HEAD'],
+    ['GET', '/v1/traces', 'POST'],
+  ])('%s %s is 405 with Allow: %s', async (method, path, allow) => {
+    const res = await app.request(path, { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    expect(JSON.stringify(await res.json())).toContain(`${method} is not allowed on ${path}`);
+  });
+
+  it('HEAD is answered where GET is', async () => {
+    for (const path of ['/api/summary', '/metrics', '/healthz'])
+      expect((await app.request(path, { method: 'HEAD' })).status).toBe(200);
+  });
 });
 
 describe('GET /metrics', () => {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { apiRoutes } from './api.js';
-import { HttpError } from './errors.js';
+import { HttpError, methodNotAllowed } from './errors.js';
 import { hostGuard, originGuard } from './host-guard.js';
 import { ingestRoutes, otlpErrorResponse } from './ingest.js';
 import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from './metrics.js';
@@ -18,6 +18,7 @@ export function createApp(options: AppOptions): Hono {
   const sameOrigin = originGuard();
   app.use('*', securityHeaders(), hostGuard(options.allowedHosts));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.all('/healthz', methodNotAllowed('GET, HEAD'));
   app.use(
     '/v1/*',
     sameOrigin,
@@ -31,6 +32,7 @@ export function createApp(options: AppOptions): Hono {
   app.get('/metrics', async (c) =>
     c.body(renderMetrics(await store.counters()), 200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE }),
   );
+  app.all('/metrics', methodNotAllowed('GET, HEAD'));
   app.get('*', uiHandler(options.uiDir ?? DEFAULT_UI_DIR));
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((error, c) => {

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Store } from '../store/types.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
-import { HttpError } from './errors.js';
+import { HttpError, methodNotAllowed } from './errors.js';
 import type { IngestVariables } from './middleware.js';
 import { decodeJsonRequest } from './otlp/json.js';
 import { type DecodedSpans, OtlpFormatError, rejectionMessage } from './otlp/model.js';
@@ -23,6 +23,7 @@ const GRPC_CODE: Record<number, number> = {
   400: 3,
   401: 16,
   403: 7,
+  405: 12,
   413: 8,
   415: 3,
   429: 8,
@@ -109,5 +110,6 @@ export function ingestRoutes(
     }
     return c.json(exportResponseJson(rejected, message));
   });
+  app.all('/v1/traces', methodNotAllowed('POST'));
   return app;
 }
