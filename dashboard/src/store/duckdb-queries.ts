@@ -8,7 +8,7 @@ import {
 } from './duckdb-sql.js';
 import { LIFTED_COLUMNS_SQL, restoreAttributes } from './lifted.js';
 import { normalizePage, SESSION_SORTS, timelinePage } from './paging.js';
-import { seriesFromRows, sessionRow, timelineCall, traceSpan } from './rows.js';
+import { seriesFromRows, sessionRow, summaryRow, timelineCall, traceSpan } from './rows.js';
 import type {
   Page,
   PageRequest,
@@ -44,17 +44,7 @@ export async function querySummary(read: Reader, filter: QueryFilter): Promise<S
       count(DISTINCT nullif("LoopScope", '')) AS sessions FROM otel_traces ${callFilter}`,
     callParams,
   );
-  const calls = num(row?.calls);
-  return {
-    spans: num(spans?.spans),
-    calls,
-    nudges: num(row?.nudges),
-    warns: num(row?.warns),
-    blocks: num(row?.blocks),
-    halts: num(row?.halts),
-    sessions: num(row?.sessions),
-    loopShare: calls === 0 ? 0 : num(row?.loops) / calls,
-  };
+  return summaryRow(spans?.spans, row);
 }
 
 const SESSION_COLUMNS = `"LoopScope" AS scope, min("ServiceName") AS service,

@@ -6,6 +6,7 @@ import type {
   Series,
   SeriesPoint,
   SessionRow,
+  Summary,
   TimelineCall,
   TraceSpan,
 } from './types.js';
@@ -21,6 +22,21 @@ export function toNumber(value: unknown): number {
   if (typeof value === 'bigint') return Number(value);
   if (value === null || value === undefined || value === '') return 0;
   return Number(value);
+}
+
+/** A Summary from the span count and the row of call counts (calls, actions, loops, sessions). */
+export function summaryRow(spans: unknown, r: Row | undefined): Summary {
+  const calls = toNumber(r?.calls);
+  return {
+    spans: toNumber(spans),
+    calls,
+    nudges: toNumber(r?.nudges),
+    warns: toNumber(r?.warns),
+    blocks: toNumber(r?.blocks),
+    halts: toNumber(r?.halts),
+    sessions: toNumber(r?.sessions),
+    loopShare: calls === 0 ? 0 : toNumber(r?.loops) / calls,
+  };
 }
 
 /** A Hotspot from an aggregated row; `sessions` overrides the row's count when given. */

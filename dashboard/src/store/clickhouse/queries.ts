@@ -1,6 +1,6 @@
 import { counterSnapshot } from '../counter-snapshot.js';
 import { timelinePage } from '../paging.js';
-import { seriesFromRows, sessionRow, timelineCall, traceSpan } from '../rows.js';
+import { seriesFromRows, sessionRow, summaryRow, timelineCall, traceSpan } from '../rows.js';
 import type {
   CounterSnapshot,
   QueryFilter,
@@ -36,17 +36,7 @@ export async function querySummary(src: Source, filter: QueryFilter): Promise<Su
     FROM ${src.derived} ${where(callConds)}`,
     p2,
   );
-  const calls = num(row?.calls);
-  return {
-    spans: num(spans?.spans),
-    calls,
-    nudges: num(row?.nudges),
-    warns: num(row?.warns),
-    blocks: num(row?.blocks),
-    halts: num(row?.halts),
-    sessions: num(row?.sessions),
-    loopShare: calls === 0 ? 0 : num(row?.loops) / calls,
-  };
+  return summaryRow(spans?.spans, row);
 }
 
 /** One session with its calls in time order; undefined when the scope has no calls. */
