@@ -69,3 +69,34 @@ describe('loopguard dashboard: common mistakes', () => {
     expect(second.stderr()).toContain('another loopguard dashboard may be using it');
   });
 });
+
+describe('loopguard demo', () => {
+  it('fails when its agent stops on its own, instead of exiting 0', async () => {
+    const demo = run([
+      'demo',
+      '--port',
+      '0',
+      '--db',
+      join(dir, 'demo.duckdb'),
+      '--interval-ms',
+      'abc',
+    ]);
+    expect(await demo.exit).toBe(1);
+    expect(demo.stderr()).toContain('--interval-ms must be a non-negative integer, got "abc"');
+    expect(demo.stderr()).toContain('loopguard demo: the demo agent stopped (exit code 1)');
+  });
+
+  it('exits 0 when stopped with Ctrl-C', async () => {
+    const demo = run(['demo', '--port', '0', '--db', join(dir, 'demo-ok.duckdb')]);
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        // the agent's first session line: the dashboard and the agent both run
+        if (/-001-grep-loop/.test(demo.stdout())) resolve();
+      };
+      demo.child.stdout?.on('data', check);
+    });
+    demo.child.kill('SIGINT');
+    expect(await demo.exit).toBe(0);
+    expect(demo.stderr()).not.toContain('the demo agent stopped');
+  });
+});
