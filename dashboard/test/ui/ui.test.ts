@@ -411,6 +411,22 @@ describe('dashboard UI in Chromium', () => {
     await poll(() => pager.textContent()).toContain('51–60 of 60 sessions');
   });
 
+  it('a link to a session that is not stored says so in words, not as raw JSON', async () => {
+    // own context: the 404 is logged by Chromium as a failed resource, which is expected here
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const p = await ctx.newPage();
+      await p.goto(`${dash.url}/#/sessions/gone-run-7`);
+      const alert = p.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).toBe(
+        'Could not load data: 404 Not Found: no session with scope "gone-run-7"',
+      );
+    } finally {
+      await ctx.close();
+    }
+  });
+
   it('raised no page errors', () => {
     expect(pageErrors).toEqual([]);
     expect(SCREENSHOT_DIR).toContain('screenshots');
