@@ -267,6 +267,10 @@ describe('dashboard UI in Chromium', () => {
     );
     expect(await empty.textContent()).toContain('node --import @loopguard/otel/register app.mjs');
     expect(await empty.textContent()).toContain(`OTEL_EXPORTER_OTLP_ENDPOINT=${dash.url}`);
+    // the hook must be installed in the agent's project first, or node cannot find it
+    expect(await empty.locator('pre').textContent()).toMatch(
+      /^npm install @loopguard\/otel @opentelemetry\/api\nOTEL_SERVICE_NAME=my-agent OTEL_EXPORTER_OTLP_ENDPOINT=/,
+    );
     await screenshot(page, 'empty-state');
     await page.getByRole('button', { name: '24h', exact: true }).click();
     await poll(() => page.getByTestId('summary-calls').textContent()).toBe(fmtInt(expected.calls));
