@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -203,6 +203,30 @@ describe('dashboard server end to end', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it('says which port is taken when a second dashboard starts on it, and releases its database', async () => {
+    const first = await startDashboard({ port: 0, db: join(dir, 'port-a.duckdb') });
+    const db = join(dir, 'port-b.duckdb');
+    try {
+      await expect(startDashboard({ port: first.port, db })).rejects.toThrow(
+        `cannot listen on 127.0.0.1:${first.port}: the port is already in use (another loopguard dashboard or OTLP receiver?); stop it or choose another port with --port`,
+      );
+      // the failed start closed its store: the same file opens again
+      const again = await startDashboard({ port: 0, db });
+      await again.close();
+    } finally {
+      await first.close();
+    }
+  });
+
+  it('names the --db file when it cannot be opened', async () => {
+    const notADir = join(dir, 'plain-file');
+    writeFileSync(notADir, 'x');
+    const db = join(notADir, 'sub', 'x.duckdb');
+    await expect(startDashboard({ port: 0, db })).rejects.toThrow(
+      `cannot open the DuckDB file ${db} (--db): `,
+    );
   });
 
   it('refuses store URLs it cannot open and uses a createStore hook', async () => {

@@ -20,7 +20,46 @@ async function openStore(o: DashboardOptions): Promise<{ store: Store; owned: bo
   }
   const path = url ? url.replace(/^duckdb:(\/\/)?/i, '') || DEFAULT_DB_PATH : o.db;
   const opts: DuckDbStoreOptions = { path: path ?? DEFAULT_DB_PATH };
-  return { store: await openDuckDbStore(opts), owned: true };
+  try {
+    return { store: await openDuckDbStore(opts), owned: true };
+  } catch (error) {
+    // "EACCES: permission denied, mkdir '.loopguard'" alone does not say it is about the database
+    throw new Error(
+      `cannot open the DuckDB file ${opts.path} (--db): ${(error as Error).message}` +
+        (/lock/i.test((error as Error).message)
+          ? ' (another loopguard dashboard may be using it; stop it or pass another --db)'
+          : ''),
+      { cause: error },
+    );
+  }
+}
+
+/** A listen failure in words: the usual cause is a second dashboard on the same port. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (error.code === 'EADDRINUSE') {
+    return new Error(
+      `cannot listen on ${where}: the port is already in use (another loopguard dashboard or OTLP ` +
+        'receiver?); stop it or choose another port with --port',
+      { cause: error },
+    );
+  }
+  if (error.code === 'EACCES') {
+    return new Error(
+      `cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose ` +
+        'another port with --port',
+      { cause: error },
+    );
+  }
+  if (error.code === 'EADDRNOTAVAIL') {
+    return new Error(
+      `cannot listen on ${where}: ${host} is not an address of this machine (--host)`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return error;
 }
 
 /** Opens the store and serves the dashboard on host:port. */
@@ -43,14 +82,15 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   if (token) appOptions.token = token;
   const app = createApp(appOptions);
   let server: ServerType;
+  const wanted = options.port ?? 4318;
   const port = await new Promise<number>((resolve, reject) => {
-    server = serve({ fetch: app.fetch, port: options.port ?? 4318, hostname: host }, (info) =>
+    server = serve({ fetch: app.fetch, port: wanted, hostname: host }, (info) =>
       resolve(info.port),
     );
     server.once('error', reject);
-  }).catch(async (error) => {
+  }).catch(async (error: NodeJS.ErrnoException) => {
     if (owned) await store.close();
-    throw error;
+    throw listenError(error, host, wanted);
   });
   let timer: NodeJS.Timeout | undefined;
   if (retentionMs !== undefined) {

@@ -267,6 +267,10 @@ describe('dashboard UI in Chromium', () => {
     );
     expect(await empty.textContent()).toContain('node --import @loopguard/otel/register app.mjs');
     expect(await empty.textContent()).toContain(`OTEL_EXPORTER_OTLP_ENDPOINT=${dash.url}`);
+    // the hook must be installed in the agent's project first, or node cannot find it
+    expect(await empty.locator('pre').textContent()).toMatch(
+      /^npm install @loopguard\/otel @opentelemetry\/api\nOTEL_SERVICE_NAME=my-agent OTEL_EXPORTER_OTLP_ENDPOINT=/,
+    );
     await screenshot(page, 'empty-state');
     await page.getByRole('button', { name: '24h', exact: true }).click();
     await poll(() => page.getByTestId('summary-calls').textContent()).toBe(fmtInt(expected.calls));
@@ -409,6 +413,22 @@ describe('dashboard UI in Chromium', () => {
     await page.goBack();
     await poll(() => hash()).toBe('#/sessions?service=pager-bot');
     await poll(() => pager.textContent()).toContain('51–60 of 60 sessions');
+  });
+
+  it('a link to a session that is not stored says so in words, not as raw JSON', async () => {
+    // own context: the 404 is logged by Chromium as a failed resource, which is expected here
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const p = await ctx.newPage();
+      await p.goto(`${dash.url}/#/sessions/gone-run-7`);
+      const alert = p.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).toBe(
+        'Could not load data: 404 Not Found: no session with scope "gone-run-7"',
+      );
+    } finally {
+      await ctx.close();
+    }
   });
 
   it('raised no page errors', () => {

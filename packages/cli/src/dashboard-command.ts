@@ -68,10 +68,21 @@ export async function runDemo(argv: string[]): Promise<number> {
       },
     },
   );
-  const exited = new Promise<void>((resolve) => agent.once('exit', () => resolve()));
-  await Promise.race([untilSignal(), exited]);
+  const exited = new Promise<number | null>((resolve) =>
+    agent.once('exit', (code) => resolve(code)),
+  );
+  // the agent loops until stopped: when it ends on its own (bad --interval-ms, a crash), the demo
+  // is over and says so, with a failing exit code
+  const first = await Promise.race([
+    untilSignal().then(() => 'signal' as const),
+    exited.then(() => 'agent' as const),
+  ]);
   agent.kill('SIGTERM');
-  await exited;
+  const code = await exited;
   await dashboard.close();
-  return 0;
+  if (first === 'signal') return 0;
+  process.stderr.write(
+    `loopguard demo: the demo agent stopped (exit code ${code ?? 'none'}); the dashboard was closed\n`,
+  );
+  return code === 0 ? 1 : (code ?? 1);
 }

@@ -1,7 +1,7 @@
 import { accessSync, constants, createReadStream, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { createEngine } from '@loopguard/engine';
+import { createEngine, readConfigFile } from '@loopguard/engine';
 import { parseOtlpTrace } from './otlp-input.js';
 import { printable } from './printable.js';
 import { parseReplayText, Replayer } from './replay.js';
@@ -50,11 +50,20 @@ async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
 export async function runReplay(options: ReplayOptions): Promise<number> {
   const size = statSync(options.file).size;
   if (options.config !== undefined) {
-    // a file named on the command line must be there: a replay under defaults would mislead
+    // a file named on the command line must be there and valid: a replay under defaults (or
+    // with some of its keys left out) would mislead
     try {
       accessSync(options.config, constants.R_OK);
     } catch (error) {
       throw new Error(`cannot read --config ${options.config}: ${(error as Error).message}`);
+    }
+    const { issues } = readConfigFile(options.config);
+    if (issues.length > 0) {
+      throw new Error(
+        `--config ${options.config} is not valid, nothing was replayed ` +
+          `(loopguard config check ${options.config} lists the same):\n` +
+          issues.map((issue) => `  ${printable(issue.message)}`).join('\n'),
+      );
     }
   }
   const engine = createEngine({

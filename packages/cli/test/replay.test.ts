@@ -229,6 +229,21 @@ describe('loopguard replay: awkward input', () => {
       'cannot read --config /nonexistent/loopguard.json',
     );
   });
+
+  it('refuses a --config file it cannot parse or that has bad keys, instead of replaying without them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-replay-config-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{"guardrails": {"hardStop": true}');
+    await expect(replay(SAMPLE, { config: broken })).rejects.toThrow(
+      `--config ${broken} is not valid, nothing was replayed`,
+    );
+    const typo = join(dir, 'typo.yaml');
+    writeFileSync(typo, 'guardrails:\n  hardStop: true\n  warnAfter:\n    repetiton: 3\n');
+    await expect(replay(SAMPLE, { config: typo })).rejects.toThrow(
+      'unknown key guardrails.warnAfter.repetiton',
+    );
+  });
 });
 
 describe('loopguard replay (table)', () => {

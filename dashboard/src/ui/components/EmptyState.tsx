@@ -7,14 +7,20 @@ export function EmptyState({ filtered }: { filtered: boolean }) {
       </h2>
       {filtered && <p>Widen the time range or clear the filters.</p>}
       <p>
-        Send an agent's traces here: run it with loopguard's OpenTelemetry hook and this endpoint.
+        Send an agent's traces here: install loopguard's OpenTelemetry hook in the agent's project,
+        then start the agent with the hook and this endpoint.
       </p>
       <pre>
         <code>
-          {`OTEL_EXPORTER_OTLP_ENDPOINT=${location.origin} \\\n`}
+          {'npm install @loopguard/otel @opentelemetry/api\n'}
+          {`OTEL_SERVICE_NAME=my-agent OTEL_EXPORTER_OTLP_ENDPOINT=${location.origin} \\\n`}
           {'  node --import @loopguard/otel/register app.mjs'}
         </code>
       </pre>
+      <p class="muted">
+        The hook guards the tools of MCP clients, the AI SDK, OpenAI Agents and LangChain agents;
+        wrap any other tool function with <code>guardTool</code> from <code>@loopguard/otel</code>.
+      </p>
       <p class="muted">
         Any OTLP/HTTP exporter works (JSON or protobuf, <code>POST /v1/traces</code>). If the
         dashboard runs with <code>LOOPGUARD_TOKEN</code>, also set{' '}

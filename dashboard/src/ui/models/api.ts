@@ -53,6 +53,20 @@ export class ApiError extends Error {
   }
 }
 
+/** The reason of an error answer: the API's `{"error": "..."}` as its text, anything else as is. */
+function errorText(body: string): string {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed !== null && typeof parsed === 'object' && 'error' in parsed) {
+      const { error } = parsed as { error: unknown };
+      if (typeof error === 'string') return error;
+    }
+  } catch {
+    // not JSON: a proxy's page, say
+  }
+  return body;
+}
+
 /** GETs JSON from the dashboard API with the bearer token; throws ApiError on failure. */
 export async function getJson<T>(url: string, abort: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -71,9 +85,10 @@ export async function getJson<T>(url: string, abort: AbortSignal): Promise<T> {
   }
   if (!res.ok) {
     const text = await res.text().catch(() => '');
+    const reason = errorText(text);
     throw new ApiError(
       res.status,
-      `${res.status} ${res.statusText}${text ? `: ${text.slice(0, 300)}` : ''}`,
+      `${res.status} ${res.statusText}${reason ? `: ${reason.slice(0, 300)}` : ''}`,
     );
   }
   return (await res.json()) as T;

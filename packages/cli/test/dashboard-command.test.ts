@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+
+// The built binary, as a user runs it (needs `pnpm run build`: cli, dashboard, example agent).
+const bin = fileURLToPath(new URL('../bin/loopguard.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'loopguard-cli-dashboard-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+function run(args: string[]): Run {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  onTestFinished(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exit;
+  });
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+/** Starts `loopguard dashboard` and resolves to its port once it prints its URL. */
+async function startDashboard(db: string): Promise<{ run: Run; port: number }> {
+  const r = run(['dashboard', '--port', '0', '--db', db]);
+  const port = await new Promise<number>((resolve, reject) => {
+    const check = () => {
+      const m = /dashboard on http:\/\/127\.0\.0\.1:(\d+)/.exec(r.stdout());
+      if (m) resolve(Number(m[1]));
+    };
+    r.child.stdout?.on('data', check);
+    r.exit.then((code) => reject(new Error(`dashboard exited (${code}): ${r.stderr()}`)));
+  });
+  return { run: r, port };
+}
+
+describe('loopguard dashboard: common mistakes', () => {
+  it('a second dashboard on a port in use says so and names --port', async () => {
+    const first = await startDashboard(join(dir, 'a.duckdb'));
+    const second = run(['dashboard', '--port', String(first.port), '--db', join(dir, 'b.duckdb')]);
+    expect(await second.exit).toBe(1);
+    expect(second.stderr()).toContain(
+      `cannot listen on 127.0.0.1:${first.port}: the port is already in use`,
+    );
+    expect(second.stderr()).toContain('choose another port with --port');
+  });
+
+  it('a second dashboard on a database in use names the --db file', async () => {
+    const db = join(dir, 'held.duckdb');
+    await startDashboard(db);
+    const second = run(['dashboard', '--port', '0', '--db', db]);
+    expect(await second.exit).toBe(1);
+    expect(second.stderr()).toContain(`cannot open the DuckDB file ${db} (--db)`);
+    expect(second.stderr()).toContain('another loopguard dashboard may be using it');
+  });
+});
+
+describe('loopguard demo', () => {
+  it('fails when its agent stops on its own, instead of exiting 0', async () => {
+    const demo = run([
+      'demo',
+      '--port',
+      '0',
+      '--db',
+      join(dir, 'demo.duckdb'),
+      '--interval-ms',
+      'abc',
+    ]);
+    expect(await demo.exit).toBe(1);
+    expect(demo.stderr()).toContain('--interval-ms must be a non-negative integer, got "abc"');
+    expect(demo.stderr()).toContain('loopguard demo: the demo agent stopped (exit code 1)');
+  });
+
+  it('exits 0 when stopped with Ctrl-C', async () => {
+    const demo = run(['demo', '--port', '0', '--db', join(dir, 'demo-ok.duckdb')]);
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        // the agent's first session line: the dashboard and the agent both run
+        if (/-001-grep-loop/.test(demo.stdout())) resolve();
+      };
+      demo.child.stdout?.on('data', check);
+    });
+    demo.child.kill('SIGINT');
+    expect(await demo.exit).toBe(0);
+    expect(demo.stderr()).not.toContain('the demo agent stopped');
+  });
+});
