@@ -62,6 +62,27 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
   return error;
 }
 
+/** Longest wait for the requests in flight when the dashboard closes; then their connections are cut. */
+const DRAIN_MS = 5000;
+
+/**
+ * Stops accepting connections and waits for the requests in flight to be answered (a 200 is sent
+ * only after its spans are committed), closing each keep-alive connection once it is idle; after
+ * DRAIN_MS the connections still open are cut.
+ */
+function drain(server: ServerType): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const http = 'closeIdleConnections' in server ? server : undefined;
+    const idle = http && setInterval(() => http.closeIdleConnections(), 50);
+    const cut = setTimeout(() => http?.closeAllConnections(), DRAIN_MS);
+    server.close(() => {
+      clearInterval(idle);
+      clearTimeout(cut);
+      resolve();
+    });
+  });
+}
+
 /** Opens the store and serves the dashboard on host:port. */
 export async function startDashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
   const retentionMs =
@@ -110,10 +131,7 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
     close() {
       closing ??= (async () => {
         if (timer) clearInterval(timer);
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          if ('closeAllConnections' in server) server.closeAllConnections();
-        });
+        await drain(server);
         if (owned) await store.close();
       })();
       return closing;

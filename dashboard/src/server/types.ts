@@ -59,6 +59,9 @@ export interface RunningDashboard {
   url: string;
   port: number;
   store: Store;
-  /** Stops the server, the retention timer and the store it opened. Idempotent. */
+  /**
+   * Stops the retention timer and new connections, answers the requests in flight (for up to
+   * 5 s), then closes the store it opened. Idempotent.
+   */
   close(): Promise<void>;
 }

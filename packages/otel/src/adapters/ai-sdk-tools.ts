@@ -1,5 +1,5 @@
 import type { StopDecision } from '@loopguard/engine';
-import { context, diag } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import type { StopCondition, Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import { defaultResultAdapter } from '../default-adapter.js';
 import { LoopHaltError } from '../errors.js';
@@ -9,6 +9,7 @@ import type { AiSdkGuardOptions, ResultAdapter } from '../types.js';
 import { currentRunScope, inRunScope } from './ai-sdk-runs.js';
 import { isAsyncIterable, relay, type Stream, settle } from './ai-sdk-stream.js';
 import { isPlainObject } from './plain-object.js';
+import { warnOnce } from './warn-once.js';
 
 /**
  * Thrown from a guarded AI SDK tool whose call loopguard blocked. The AI SDK turns a throwing
@@ -83,14 +84,14 @@ function scopeOf(
       typeof options.scope === 'function' ? options.scope(name, execOptions) : options.scope;
     if (scope) return scope;
   } catch (error) {
-    diag.warn('loopguard: AI SDK scope callback failed; using the context scope', error);
+    warnOnce('loopguard: AI SDK scope callback failed; using the context scope', error);
   }
   const run = currentRunScope();
   if (!run) return undefined;
   try {
     return resolveScope(undefined, context.active()).source === 'process' ? run : undefined;
   } catch (error) {
-    diag.warn('loopguard: AI SDK scope could not be resolved; using the context scope', error);
+    warnOnce('loopguard: AI SDK scope could not be resolved; using the context scope', error);
     return undefined;
   }
 }

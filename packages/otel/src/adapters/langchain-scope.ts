@@ -1,6 +1,7 @@
-import { context, diag } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import { resolveScope, type ScopeSource } from '../scope.js';
 import { scopePerRun } from './run-scopes.js';
+import { warnOnce } from './warn-once.js';
 
 /** The parts of a LangGraph run config (or middleware runtime) the scope is read from. */
 export interface LangChainRunInfo {
@@ -22,7 +23,7 @@ function contextSource(): ScopeSource | undefined {
   try {
     return resolveScope(undefined, context.active()).source;
   } catch (error) {
-    diag.warn('loopguard: scope lookup failed', error);
+    warnOnce('loopguard: scope lookup failed', error);
     return undefined;
   }
 }

@@ -8,6 +8,7 @@ import { replaceExport } from './ai-sdk-exports.js';
 import { type ApprovalTool, approvalWithSdkInput } from './openai-agents-approval.js';
 import { AGENTS_DEFAULT_TOOL_ERROR, agentsResultAdapter } from './openai-agents-results.js';
 import { scopePerRun } from './run-scopes.js';
+import { warnOnce } from './warn-once.js';
 
 export { AGENTS_DEFAULT_TOOL_ERROR };
 
@@ -37,7 +38,7 @@ function scopeOf(
     if (typeof runContext !== 'object' || runContext === null) return undefined;
     return runScopeOf(runContext);
   } catch (error) {
-    diag.warn(
+    warnOnce(
       'loopguard: OpenAI Agents scope could not be resolved; using the context scope',
       error,
     );
