@@ -195,6 +195,22 @@ describe('JSON API', () => {
     expect(JSON.stringify(await res.json())).toContain(`${method} is not allowed on ${path}`);
   });
 
+  it.each([
+    ['metrics', 'application/json'],
+    ['logs', 'application/x-protobuf'],
+  ])('OTLP %s (%s) get a 404 that says the dashboard takes traces only', async (signal, type) => {
+    const res = await app.request(`/v1/${signal}`, {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body: type === 'application/json' ? '{"resourceMetrics":[]}' : new Uint8Array([]),
+    });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toContain(type);
+    const text = Buffer.from(await res.arrayBuffer()).toString('utf8');
+    expect(text).toContain(`receives traces only (POST /v1/traces), not ${signal}`);
+    expect(text).toContain('OTEL_METRICS_EXPORTER=none');
+  });
+
   it('HEAD is answered where GET is', async () => {
     for (const path of ['/api/summary', '/metrics', '/healthz'])
       expect((await app.request(path, { method: 'HEAD' })).status).toBe(200);

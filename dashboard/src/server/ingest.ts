@@ -23,12 +23,26 @@ const GRPC_CODE: Record<number, number> = {
   400: 3,
   401: 16,
   403: 7,
+  404: 12,
   405: 12,
   413: 8,
   415: 3,
   429: 8,
   503: 14,
 };
+
+/**
+ * Why OTLP metrics and logs are refused: an agent pointed at the dashboard with
+ * OTEL_EXPORTER_OTLP_ENDPOINT sends them to the same host as its traces.
+ */
+function signalNotServed(signal: string): string {
+  return (
+    `this loopguard dashboard receives traces only (POST /v1/traces), not ${signal}; it derives ` +
+    "loopguard's metrics from the spans at GET /metrics. Send OTLP metrics and logs to an " +
+    'OpenTelemetry Collector, or turn their export off in the agent: OTEL_METRICS_EXPORTER=none ' +
+    'OTEL_LOGS_EXPORTER=none'
+  );
+}
 
 /** An OTLP error response (google.rpc.Status) in the request's encoding. */
 export function otlpErrorResponse(
@@ -111,5 +125,8 @@ export function ingestRoutes(
     return c.json(exportResponseJson(rejected, message));
   });
   app.all('/v1/traces', methodNotAllowed('POST'));
+  app.all('/v1/:signal{metrics|logs}', (c) => {
+    throw new HttpError(404, signalNotServed(c.req.param('signal')));
+  });
   return app;
 }

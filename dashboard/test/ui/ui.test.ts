@@ -269,7 +269,7 @@ describe('dashboard UI in Chromium', () => {
     expect(await empty.textContent()).toContain(`OTEL_EXPORTER_OTLP_ENDPOINT=${dash.url}`);
     // the hook must be installed in the agent's project first, or node cannot find it
     expect(await empty.locator('pre').textContent()).toMatch(
-      /^npm install @loopguard\/otel @opentelemetry\/api\nOTEL_SERVICE_NAME=my-agent OTEL_EXPORTER_OTLP_ENDPOINT=/,
+      /^npm install @loopguard\/otel @opentelemetry\/api\nOTEL_SERVICE_NAME=my-agent OTEL_EXPORTER_OTLP_ENDPOINT=\S+ \\\nOTEL_METRICS_EXPORTER=none \\\n {2}node --import/,
     );
     await screenshot(page, 'empty-state');
     await page.getByRole('button', { name: '24h', exact: true }).click();

@@ -14,6 +14,7 @@ export function EmptyState({ filtered }: { filtered: boolean }) {
         <code>
           {'npm install @loopguard/otel @opentelemetry/api\n'}
           {`OTEL_SERVICE_NAME=my-agent OTEL_EXPORTER_OTLP_ENDPOINT=${location.origin} \\\n`}
+          {'OTEL_METRICS_EXPORTER=none \\\n'}
           {'  node --import @loopguard/otel/register app.mjs'}
         </code>
       </pre>
@@ -22,8 +23,10 @@ export function EmptyState({ filtered }: { filtered: boolean }) {
         wrap any other tool function with <code>guardTool</code> from <code>@loopguard/otel</code>.
       </p>
       <p class="muted">
-        Any OTLP/HTTP exporter works (JSON or protobuf, <code>POST /v1/traces</code>). If the
-        dashboard runs with <code>LOOPGUARD_TOKEN</code>, also set{' '}
+        Any OTLP/HTTP exporter works (JSON or protobuf, <code>POST /v1/traces</code>). The dashboard
+        receives traces only and derives loopguard's metrics from them at <code>/metrics</code>,
+        hence <code>OTEL_METRICS_EXPORTER=none</code>. If the dashboard runs with{' '}
+        <code>LOOPGUARD_TOKEN</code>, also set{' '}
         <code>OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer &lt;token&gt;"</code>. Tool calls
         show up here within a few seconds.
       </p>
