@@ -2,7 +2,7 @@ import { type ServerType, serve } from '@hono/node-server';
 import { DEFAULT_DB_PATH, openDuckDbStore } from '../store/duckdb.js';
 import type { DuckDbStoreOptions, Store } from '../store/types.js';
 import { createApp } from './app.js';
-import { parseHostList, resolveAllowedHosts } from './host-guard.js';
+import { isLoopbackName, parseHostList, resolveAllowedHosts } from './host-guard.js';
 import { parseRetention } from './retention.js';
 import type { AppOptions, DashboardOptions, RunningDashboard } from './types.js';
 
@@ -123,11 +123,19 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
     timer.unref();
   }
   let closing: Promise<void> | undefined;
+  const warnings: string[] = [];
+  if (!token && !isLoopbackName(host)) {
+    warnings.push(
+      `listening on ${host}:${port} without a token: anyone who can reach this port can send spans ` +
+        'and read every session through the API; set LOOPGUARD_TOKEN (or bind --host 127.0.0.1)',
+    );
+  }
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}`,
     port,
     store,
+    warnings,
     close() {
       closing ??= (async () => {
         if (timer) clearInterval(timer);

@@ -59,6 +59,8 @@ export interface RunningDashboard {
   url: string;
   port: number;
   store: Store;
+  /** What the operator should know about this setup (an exposed address without a token). */
+  warnings: readonly string[];
   /**
    * Stops the retention timer and new connections, answers the requests in flight (for up to
    * 5 s), then closes the store it opened. Idempotent.

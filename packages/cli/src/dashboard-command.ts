@@ -24,6 +24,7 @@ export async function runDashboard(argv: string[]): Promise<number> {
   const { parseDashboardArgs, startDashboard } = await import('@loopguard/dashboard');
   const options = parseDashboardArgs(argv);
   const dashboard = await startDashboard(options);
+  for (const w of dashboard.warnings) process.stderr.write(`loopguard dashboard: warning: ${w}\n`);
   process.stdout.write(
     `loopguard dashboard on ${dashboard.url} (OTLP/HTTP: ${dashboard.url}/v1/traces)\n`,
   );
@@ -53,6 +54,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   const dashboard = await startDashboard(
     parseDashboardArgs(['--port', values.port, '--host', values.host, '--db', values.db]),
   );
+  for (const w of dashboard.warnings) process.stderr.write(`loopguard demo: warning: ${w}\n`);
   process.stdout.write(
     `loopguard demo: dashboard on ${dashboard.url} — open it in a browser; Ctrl-C stops\n`,
   );

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 
 // The built binary, as a user runs it (needs `pnpm run build`: cli, dashboard, example agent).
 const bin = fileURLToPath(new URL('../bin/loopguard.js', import.meta.url));
@@ -17,8 +17,8 @@ interface Run {
   exit: Promise<number | null>;
 }
 
-function run(args: string[]): Run {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function run(args: string[], env: NodeJS.ProcessEnv = process.env): Run {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let err = '';
   child.stdout?.on('data', (d: Buffer) => {
@@ -36,11 +36,15 @@ function run(args: string[]): Run {
 }
 
 /** Starts `loopguard dashboard` and resolves to its port once it prints its URL. */
-async function startDashboard(db: string): Promise<{ run: Run; port: number }> {
-  const r = run(['dashboard', '--port', '0', '--db', db]);
+async function startDashboard(
+  db: string,
+  host = '127.0.0.1',
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ run: Run; port: number }> {
+  const r = run(['dashboard', '--port', '0', '--host', host, '--db', db], env);
   const port = await new Promise<number>((resolve, reject) => {
     const check = () => {
-      const m = /dashboard on http:\/\/127\.0\.0\.1:(\d+)/.exec(r.stdout());
+      const m = /dashboard on http:\/\/[^:]+:(\d+)/.exec(r.stdout());
       if (m) resolve(Number(m[1]));
     };
     r.child.stdout?.on('data', check);
@@ -67,6 +71,29 @@ describe('loopguard dashboard: common mistakes', () => {
     expect(await second.exit).toBe(1);
     expect(second.stderr()).toContain(`cannot open the DuckDB file ${db} (--db)`);
     expect(second.stderr()).toContain('another loopguard dashboard may be using it');
+  });
+});
+
+describe('loopguard dashboard: an exposed address', () => {
+  const env = { ...process.env, LOOPGUARD_TOKEN: '' };
+
+  it('warns when it listens beyond loopback without a token', async () => {
+    const { run: r } = await startDashboard(join(dir, 'open.duckdb'), '0.0.0.0', env);
+    // stderr and stdout are two pipes: the warning, written first, may be read second
+    await vi.waitFor(() => expect(r.stderr()).toContain('warning'));
+    expect(r.stderr()).toMatch(
+      /loopguard dashboard: warning: listening on 0\.0\.0\.0:\d+ without a token: anyone who can reach this port/,
+    );
+  });
+
+  it('does not warn with a token, nor on loopback', async () => {
+    const tokened = await startDashboard(join(dir, 'tok.duckdb'), '0.0.0.0', {
+      ...env,
+      LOOPGUARD_TOKEN: 'a-long-secret-token',
+    });
+    const local = await startDashboard(join(dir, 'local.duckdb'), '127.0.0.1', env);
+    expect(tokened.run.stderr()).not.toContain('warning');
+    expect(local.run.stderr()).not.toContain('warning');
   });
 });
 
