@@ -62,6 +62,7 @@ export function fmtBucket(ms: number): string {
   if (ms % 86_400_000 === 0) return `${ms / 86_400_000} d`;
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
   if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
   return fmtMs(ms);
 }
 
