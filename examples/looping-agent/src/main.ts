@@ -46,8 +46,9 @@ async function main(argv: string[]): Promise<number> {
       ),
   });
   const a = summary.actions;
+  const where = summary.exportError ? 'run (not all exported)' : `exported to ${summary.tracesUrl}`;
   process.stdout.write(
-    `${summary.sessionCount} sessions exported to ${summary.tracesUrl}: ` +
+    `${summary.sessionCount} sessions ${where}: ` +
       `allow=${a.allow} nudge=${a.nudge} warn=${a.warn} block=${a.block} halt=${a.halt}\n`,
   );
   if (summary.exportError) {
