@@ -237,9 +237,10 @@ describe('bearer token', () => {
     const none = await post(body, JSON_CT, guarded);
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toContain('Bearer');
-    expect((await post(body, { ...JSON_CT, authorization: 'Bearer nope' }, guarded)).status).toBe(
-      401,
-    );
+    for (const wrong of ['nope', 's3creT', 's3cret2', 's3cre', 'S3CRET'])
+      expect(
+        (await post(body, { ...JSON_CT, authorization: `Bearer ${wrong}` }, guarded)).status,
+      ).toBe(401);
     expect((await post(body, { ...JSON_CT, authorization: 'Bearer s3cret' }, guarded)).status).toBe(
       200,
     );
