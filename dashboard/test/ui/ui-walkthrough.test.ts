@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard } from '../../src/server/index.js';
+import { buildUiIfStale, launchChromium, screenshot, UI_DIR } from './harness.js';
+import { type SeedCall, type SeedSession, seed, signatureOf } from './seed.js';
+
+// Fixes from a user walkthrough at a 1280 px window, with data shaped like the demo agent's.
+
+type Dashboard = Awaited<ReturnType<typeof startDashboard>>;
+
+const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000, interval: 100 });
+
+const SERVICE = 'research-agent';
+const LONG_TOOL = 'mcp__github__search_pull_requests_by_label';
+const longArgs = { repo: 'acme/research-pipeline', label: 'needs-triage' };
+const navArgs = { url: 'https://example.test/pricing/enterprise?tab=plans' };
+
+const calls = (tool: string, args: Record<string, string>, actions: SeedCall['action'][]) =>
+  actions.map((action): SeedCall => ({ tool, args, action, axis: 'repetition' }));
+
+/** A halted run (halt decision), a blocked run, a warned run and a clean one, in one service. */
+const RUNS: SeedSession[] = [
+  {
+    service: SERVICE,
+    scope: 'research-run-halted',
+    calls: calls('git_checkout', { branch: 'main' }, ['allow', 'warn', 'warn', 'halt']),
+  },
+  {
+    service: SERVICE,
+    scope: 'research-run-blocked',
+    calls: calls(LONG_TOOL, longArgs, ['allow', 'allow', 'warn', 'warn', 'block']),
+  },
+  {
+    service: SERVICE,
+    scope: 'research-run-warned',
+    calls: [
+      ...calls(LONG_TOOL, longArgs, ['allow', 'warn']),
+      ...calls('browser_navigate', navArgs, ['allow', 'allow', 'nudge', 'warn', 'warn']),
+    ],
+  },
+  {
+    service: SERVICE,
+    scope: 'research-run-clean',
+    calls: calls('job_status', { job_id: '4711' }, ['allow', 'allow']),
+  },
+];
+
+describe('dashboard UI walkthrough fixes in Chromium (1280 px)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'loopguard-ui-walk-'));
+  const longSignature = signatureOf(LONG_TOOL, longArgs);
+  let dash: Dashboard;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const hash = () => new URL(page.url()).hash;
+  const rows = () => page.locator('table.data-table tbody tr');
+  const open = async (route: string) => {
+    await page.goto('about:blank');
+    await page.goto(`${dash.url}/${route}`);
+  };
+  /** Widths that tell whether the page needs sideways scrolling. */
+  const widths = async () => ({
+    ...(await page.evaluate<{ page: number; window: number }>(
+      '({ page: document.documentElement.scrollWidth, window: innerWidth })',
+    )),
+    table: await page.locator('table.data-table').evaluate((el) => el.scrollWidth),
+    wrap: await page.locator('.table-wrap').evaluate((el) => el.clientWidth),
+  });
+
+  beforeAll(async () => {
+    buildUiIfStale();
+    dash = await startDashboard({ port: 0, db: join(dir, 'walk.duckdb'), uiDir: UI_DIR });
+    await seed(dash.url, RUNS, Date.now() - 10 * 60_000);
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') pageErrors.push(msg.text());
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await dash?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the hotspots table fits a 1280 px window; long text is cut with the full text in a title', async () => {
+    await open('#/hotspots');
+    await poll(() => rows().count()).toBe(4);
+    const w = await widths();
+    expect(w.table).toBeLessThanOrEqual(w.wrap);
+    expect(w.page).toBeLessThanOrEqual(w.window);
+    const lastSeen = await page.locator('th', { hasText: 'Last seen' }).boundingBox();
+    expect((lastSeen?.x ?? Number.POSITIVE_INFINITY) + (lastSeen?.width ?? 0)).toBeLessThanOrEqual(
+      1280,
+    );
+    // nothing lost: the cells still hold the whole text, and say it on hover
+    const row = rows().filter({ hasText: longSignature });
+    const cells = await row.locator('td').allTextContents();
+    expect(cells.slice(0, 3)).toEqual([LONG_TOOL, longSignature, SERVICE]);
+    expect(await row.locator('td').nth(0).locator('[title]').getAttribute('title')).toBe(LONG_TOOL);
+    expect(await row.locator('code').getAttribute('title')).toBe(longSignature);
+    const firstSeen = row.locator('td').nth(11).locator('span');
+    expect(await firstSeen.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect((await firstSeen.textContent())?.length).toBeLessThan(12);
+    await screenshot(page, 'hotspots-1280');
+  });
+
+  it('raised no page errors', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
