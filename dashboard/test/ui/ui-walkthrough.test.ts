@@ -111,6 +111,36 @@ describe('dashboard UI walkthrough fixes in Chromium (1280 px)', () => {
     await screenshot(page, 'hotspots-1280');
   });
 
+  it('the sessions list has a Halted column (the API field halted), sortable', async () => {
+    await open('#/sessions');
+    await poll(() => rows().count()).toBe(RUNS.length);
+    const header = page.locator('th', { hasText: 'Halted' });
+    expect(await header.getAttribute('aria-sort')).toBe('none');
+    const column = await page.locator('thead th').allTextContents();
+    const at = column.findIndex((t) => t.startsWith('Halted'));
+    expect(at).toBeGreaterThan(0);
+    const halted = async (scope: string) =>
+      rows().filter({ hasText: scope }).locator('td').nth(at).textContent();
+    expect(await halted('research-run-halted')).toBe('by halt');
+    expect(await halted('research-run-blocked')).toBe('by block');
+    expect(await halted('research-run-warned')).toBe('no');
+    expect(await halted('research-run-clean')).toBe('no');
+    await header.getByRole('button').click();
+    await poll(() => header.getAttribute('aria-sort')).toBe('descending');
+    const columnTexts = () =>
+      rows().evaluateAll((trs, i) => trs.map((tr) => tr.children[i]?.textContent ?? ''), at);
+    // halted runs first (true sorts above false, descending)
+    await poll(async () => (await columnTexts()).map((t) => t.startsWith('by '))).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    const w = await widths();
+    expect(w.table).toBeLessThanOrEqual(w.wrap);
+    await screenshot(page, 'sessions-1280');
+  });
+
   it('raised no page errors', () => {
     expect(pageErrors).toEqual([]);
   });
