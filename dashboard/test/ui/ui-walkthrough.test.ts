@@ -141,6 +141,34 @@ describe('dashboard UI walkthrough fixes in Chromium (1280 px)', () => {
     await screenshot(page, 'sessions-1280');
   });
 
+  it('"← Sessions" on a timeline leads back to the signature list it came from, also after a reload', async () => {
+    await open('#/hotspots');
+    await rows().filter({ hasText: longSignature }).locator('td').first().click();
+    const list = `#/sessions?signature=${encodeURIComponent(longSignature)}&service=${SERVICE}`;
+    await poll(() => hash()).toBe(list);
+    await poll(() => rows().count()).toBe(2);
+    await page.getByRole('link', { name: 'research-run-blocked' }).click();
+    await poll(() => hash()).toBe(
+      `#/sessions/research-run-blocked?signature=${encodeURIComponent(longSignature)}&service=${SERVICE}`,
+    );
+    await page.getByTestId('run').first().waitFor();
+    await page.reload();
+    await page.getByTestId('run').first().waitFor();
+    const back = page.getByRole('link', { name: '← Sessions' });
+    expect(await page.locator('.crumbs').textContent()).toContain(longSignature);
+    await back.click();
+    await poll(() => hash()).toBe(list);
+    await poll(() => rows().count()).toBe(2);
+    await page.getByRole('link', { name: 'Remove signature filter' }).waitFor();
+
+    // a session opened from the whole list (or a bare deep link) leads back to the whole list
+    await open(`#/sessions/research-run-clean`);
+    await page.getByTestId('run').first().waitFor();
+    await page.getByRole('link', { name: '← Sessions' }).click();
+    await poll(() => hash()).toBe('#/sessions');
+    await poll(() => rows().count()).toBe(RUNS.length);
+  });
+
   it('raised no page errors', () => {
     expect(pageErrors).toEqual([]);
   });

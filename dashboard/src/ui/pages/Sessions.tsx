@@ -13,6 +13,7 @@ import { hasFilters } from '../models/filters.js';
 import { linkTo, navigate, route } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
 import { useResource } from '../models/use-resource.js';
+import { sessionFromList } from '../routes.js';
 
 type Key = keyof SessionRow | 'duration';
 
@@ -54,7 +55,7 @@ const COLUMNS: Column<SessionRow, Key>[] = [
     key: 'scope',
     label: 'Session (scope)',
     render: (s) => (
-      <a href={linkTo({ page: 'session', scope: s.scope })} class="scope-link">
+      <a href={linkTo(sessionFromList(s.scope, signature()))} class="scope-link">
         <Clipped text={s.scope} wide />
       </a>
     ),
@@ -146,7 +147,7 @@ export function Sessions() {
             rowKey={(r) => `${r.service}|${r.scope}`}
             table={table}
             busy={s.status === 'loading'}
-            onRowClick={(r) => navigate({ page: 'session', scope: r.scope })}
+            onRowClick={(r) => navigate(sessionFromList(r.scope, sig))}
           />
           <Pager offset={table.offset} limit={PAGE_SIZE} total={s.data.total} noun="session" />
         </>
