@@ -169,6 +169,34 @@ describe('dashboard UI walkthrough fixes in Chromium (1280 px)', () => {
     await poll(() => rows().count()).toBe(RUNS.length);
   });
 
+  it('the time range is disabled on a timeline, with a note, and still carried back to the lists', async () => {
+    await open('#/sessions?range=7d');
+    await poll(() => rows().count()).toBe(RUNS.length);
+    const range = page.getByRole('group', { name: 'Time range' });
+    const sevenDays = range.getByRole('button', { name: '7d', exact: true });
+    expect(await sevenDays.isEnabled()).toBe(true);
+    expect(await page.getByTestId('range-note').count()).toBe(0);
+
+    await page.getByRole('link', { name: 'research-run-warned' }).click();
+    await page.getByTestId('run').first().waitFor();
+    for (const name of ['15m', '1h', '24h', '7d', 'custom']) {
+      expect(await range.getByRole('button', { name, exact: true }).isDisabled()).toBe(true);
+    }
+    expect(await sevenDays.getAttribute('aria-pressed')).toBe('true');
+    const note = page.getByTestId('range-note');
+    expect(await note.textContent()).toBe('not applied: whole session');
+    expect(await note.getAttribute('title')).toContain('always shows all of its calls');
+    expect(await range.getAttribute('aria-describedby')).toBe('range-note');
+    // the whole session, whatever the range
+    expect(await page.getByTestId('session-calls').textContent()).toBe('7');
+    await screenshot(page, 'session-timeline-range-note');
+
+    await page.getByRole('link', { name: '← Sessions' }).click();
+    await poll(() => hash()).toBe('#/sessions?range=7d');
+    await poll(() => sevenDays.isEnabled()).toBe(true);
+    expect(await page.getByTestId('range-note').count()).toBe(0);
+  });
+
   it('raised no page errors', () => {
     expect(pageErrors).toEqual([]);
   });
