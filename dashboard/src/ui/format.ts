@@ -42,6 +42,20 @@ export function fmtClockMs(ms: number): string {
   return `${fmtClock(ms)}.${pad(new Date(ms).getMilliseconds(), 3)}`;
 }
 
+/**
+ * Epoch ms as a short local time for narrow columns: "22:45:03" on the day of `now`,
+ * "11-29 22:45" within its year, else "2025-11-29" (show fmtTime in a title beside it).
+ */
+export function fmtShortTime(ms: number, now = Date.now()): string {
+  const d = new Date(ms);
+  const today = new Date(now);
+  if (d.getFullYear() !== today.getFullYear()) {
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  }
+  if (d.getMonth() === today.getMonth() && d.getDate() === today.getDate()) return fmtClock(ms);
+  return `${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
 /** Epoch ms as "5 s ago" / "3 m ago" relative to now. */
 export function fmtAgo(ms: number, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - ms) / 1000));

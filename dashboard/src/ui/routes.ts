@@ -3,7 +3,8 @@ export type Route =
   | { page: 'overview' }
   | { page: 'hotspots' }
   | { page: 'sessions'; signature?: string }
-  | { page: 'session'; scope: string };
+  /** `signature`: the list the session was opened from (`← Sessions` leads back to it). */
+  | { page: 'session'; scope: string; signature?: string };
 
 /** Parses `#/sessions?signature=...`, `#/sessions/<encoded scope>` and friends. */
 export function parseHash(hash: string): Route {
@@ -13,11 +14,12 @@ export function parseHash(hash: string): Route {
   const parts = path.split('/').filter(Boolean);
   const [first, second] = parts;
   if (first === 'hotspots') return { page: 'hotspots' };
+  const signature = params.get('signature') || undefined;
   if (first === 'sessions' && second !== undefined) {
-    return { page: 'session', scope: safeDecode(parts.slice(1).join('/')) };
+    const scope = safeDecode(parts.slice(1).join('/'));
+    return signature ? { page: 'session', scope, signature } : { page: 'session', scope };
   }
   if (first === 'sessions') {
-    const signature = params.get('signature') ?? undefined;
     return signature ? { page: 'sessions', signature } : { page: 'sessions' };
   }
   return { page: 'overview' };
@@ -48,6 +50,7 @@ export function hrefOf(route: Route, params: Record<string, string> = {}): strin
       break;
     case 'session':
       path = `#/sessions/${encodeURIComponent(route.scope)}`;
+      if (route.signature) query.set('signature', route.signature);
       break;
   }
   for (const [key, value] of Object.entries(params)) if (value !== '') query.set(key, value);
@@ -59,4 +62,14 @@ export function hrefOf(route: Route, params: Record<string, string> = {}): strin
 export function hashParams(hash: string): URLSearchParams {
   const at = hash.indexOf('?');
   return new URLSearchParams(at < 0 ? '' : hash.slice(at + 1));
+}
+
+/** The list `← Sessions` on a session timeline leads to: the one the session was opened from. */
+export function listOfSession(route: Extract<Route, { page: 'session' }>): Route {
+  return route.signature ? { page: 'sessions', signature: route.signature } : { page: 'sessions' };
+}
+
+/** The session route of a scope opened from the sessions list of `signature` (if any). */
+export function sessionFromList(scope: string, signature?: string): Route {
+  return signature ? { page: 'session', scope, signature } : { page: 'session', scope };
 }

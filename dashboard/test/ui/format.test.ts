@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fmtBucket, fmtSeconds } from '../../src/ui/format.js';
+import { fmtBucket, fmtSeconds, fmtShortTime, fmtTime } from '../../src/ui/format.js';
 
 describe('fmtBucket', () => {
   it.each([
@@ -24,5 +24,29 @@ describe('fmtSeconds', () => {
     [7500, '2 h 5 m'],
   ])('%f s is "%s"', (s, text) => {
     expect(fmtSeconds(s)).toBe(text);
+  });
+});
+
+describe('fmtShortTime', () => {
+  const at = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) =>
+    new Date(y, mo - 1, d, h, mi, s).getTime();
+  const now = at(2026, 11, 30, 15, 0, 0);
+
+  it('shows the clock for a time on the same day', () => {
+    expect(fmtShortTime(at(2026, 11, 30, 9, 5, 7), now)).toBe('09:05:07');
+  });
+  it('shows month, day and minutes for another day of the same year', () => {
+    expect(fmtShortTime(at(2026, 11, 29, 22, 45, 3), now)).toBe('11-29 22:45');
+    expect(fmtShortTime(at(2026, 1, 2, 3, 4), now)).toBe('01-02 03:04');
+  });
+  it('shows only the date for another year', () => {
+    expect(fmtShortTime(at(2025, 11, 30, 15), now)).toBe('2025-11-30');
+  });
+  it('is never longer than fmtTime and agrees with it', () => {
+    for (const t of [at(2026, 11, 30, 1), at(2026, 6, 1, 12), at(2024, 2, 29)]) {
+      const short = fmtShortTime(t, now);
+      expect(short.length).toBeLessThan(fmtTime(t).length);
+      expect(fmtTime(t).replace(/:\d\d$/, '')).toContain(short.replace(/:\d\d$/, ''));
+    }
   });
 });

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashParams, hrefOf, parseHash, type Route } from '../../src/ui/routes.js';
+import {
+  hashParams,
+  hrefOf,
+  listOfSession,
+  parseHash,
+  type Route,
+  sessionFromList,
+} from '../../src/ui/routes.js';
 
 describe('hash routes', () => {
   it('parse the documented routes', () => {
@@ -35,6 +42,21 @@ describe('hash routes', () => {
     expect([...hashParams('#/hotspots')]).toEqual([]);
   });
 
+  it('carry the signature list a session was opened from through the timeline route', () => {
+    const opened = sessionFromList('run 1', 'grep:a&b');
+    expect(opened).toEqual({ page: 'session', scope: 'run 1', signature: 'grep:a&b' });
+    const href = hrefOf(opened, { service: 'svc' });
+    expect(href).toBe('#/sessions/run%201?signature=grep%3Aa%26b&service=svc');
+    const back = parseHash(href);
+    expect(back).toEqual(opened);
+    if (back.page !== 'session') throw new Error('not a session route');
+    expect(listOfSession(back)).toEqual({ page: 'sessions', signature: 'grep:a&b' });
+    // opened from the whole list, or a bare deep link: back to the whole list
+    expect(sessionFromList('run 1')).toEqual({ page: 'session', scope: 'run 1' });
+    expect(listOfSession({ page: 'session', scope: 'run 1' })).toEqual({ page: 'sessions' });
+    expect(parseHash('#/sessions/run?signature=')).toEqual({ page: 'session', scope: 'run' });
+  });
+
   it('keep a malformed escape as text instead of throwing', () => {
     expect(parseHash('#/sessions/100%')).toEqual({ page: 'session', scope: '100%' });
   });
@@ -46,6 +68,9 @@ describe('hash routes', () => {
       fc.constant<Route>({ page: 'hotspots' }),
       text.map((signature): Route => ({ page: 'sessions', signature })),
       text.map((scope): Route => ({ page: 'session', scope })),
+      fc
+        .tuple(text, text)
+        .map(([scope, signature]): Route => ({ page: 'session', scope, signature })),
     );
     fc.assert(
       fc.property(route, (r) => {

@@ -137,8 +137,10 @@ describe('dashboard UI in Chromium', () => {
 
   it('session timeline draws the streak as one bar with its count and markers', async () => {
     await page.getByRole('link', { name: 'run-grep-loop' }).click();
-    // the service filter the hotspot row set stays on
-    await poll(() => hash()).toBe('#/sessions/run-grep-loop?service=demo-agent');
+    // the service filter the hotspot row set stays on, and the signature of the list it came from
+    await poll(() => hash()).toBe(
+      `#/sessions/run-grep-loop?signature=${encodeURIComponent(grepSignature)}&service=demo-agent`,
+    );
     const runs = page.getByTestId('run');
     await poll(() => runs.count()).toBe(2);
     expect(await page.getByTestId('session-calls').textContent()).toBe('10');

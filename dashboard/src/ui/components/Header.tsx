@@ -12,6 +12,12 @@ const TABS: { route: Route; label: string; pages: Route['page'][] }[] = [
   { route: { page: 'sessions' }, label: 'Sessions', pages: ['sessions', 'session'] },
 ];
 
+const TIMELINE_RANGE_NOTE = {
+  text: 'not applied: whole session',
+  title:
+    "The time range applies to the overview and the lists; a session's timeline always shows all of its calls.",
+};
+
 /** Brand, page tabs, time range, live toggle and the token panel. */
 export function Header() {
   const showToken = useSignal(false);
@@ -37,7 +43,7 @@ export function Header() {
           ))}
         </nav>
         <div class="spacer" />
-        <RangePicker />
+        <RangePicker disabledNote={page === 'session' ? TIMELINE_RANGE_NOTE : undefined} />
         <LiveToggle />
         <button
           type="button"

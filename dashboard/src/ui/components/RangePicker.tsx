@@ -2,8 +2,12 @@ import { useSignal } from '@preact/signals';
 import { fmtTime, toLocalInput } from '../format.js';
 import { PRESETS, range, rangeBounds } from '../models/range.js';
 
-/** Preset windows (15m/1h/24h/7d) and a custom from/to range. */
-export function RangePicker() {
+/**
+ * Preset windows (15m/1h/24h/7d) and a custom from/to range. With `disabledNote` (a page the
+ * range does not apply to) the buttons are disabled, still showing the range the lists use, and
+ * the note says why (`title` in full).
+ */
+export function RangePicker({ disabledNote }: { disabledNote?: { text: string; title: string } }) {
   const editing = useSignal(false);
   const from = useSignal('');
   const to = useSignal('');
@@ -27,7 +31,12 @@ export function RangePicker() {
 
   return (
     <div class="range-picker">
-      <fieldset class="segmented" aria-label="Time range">
+      <fieldset
+        class="segmented"
+        aria-label="Time range"
+        disabled={Boolean(disabledNote)}
+        aria-describedby={disabledNote ? 'range-note' : undefined}
+      >
         {PRESETS.map((p) => (
           <button
             key={p}
@@ -45,12 +54,22 @@ export function RangePicker() {
           custom
         </button>
       </fieldset>
+      {disabledNote && (
+        <span
+          class="muted small"
+          id="range-note"
+          data-testid="range-note"
+          title={disabledNote.title}
+        >
+          {disabledNote.text}
+        </span>
+      )}
       {current.kind === 'custom' && !editing.value && (
         <span class="muted small" data-testid="custom-range">
           {fmtTime(current.from)} → {fmtTime(current.to)}
         </span>
       )}
-      {editing.value && (
+      {editing.value && !disabledNote && (
         <form class="custom-range" onSubmit={apply}>
           <label>
             from

@@ -1,9 +1,11 @@
 import type { Hotspot, Page } from '../../store/types.js';
+import { ActionCount, type CountedAction } from '../components/ActionCount.js';
+import { Clipped, SignatureCode } from '../components/CellText.js';
 import { type Column, DataTable } from '../components/DataTable.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager } from '../components/Pager.js';
-import { fmtAgo, fmtInt, fmtSeconds, fmtTime } from '../format.js';
+import { fmtAgo, fmtInt, fmtSeconds, fmtShortTime, fmtTime } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
 import { linkTo, navigate } from '../models/route.js';
@@ -14,24 +16,25 @@ type Key = keyof Hotspot;
 
 const table = createTableState<Key>('calls');
 
-const count = (key: 'nudges' | 'warns' | 'blocks' | 'halts') => (h: Hotspot) =>
-  h[key] > 0 ? <span class={`count tone-${key.slice(0, -1)}`}>{fmtInt(h[key])}</span> : '0';
+const count = (key: 'nudges' | 'warns' | 'blocks' | 'halts') => (h: Hotspot) => (
+  <ActionCount action={key.slice(0, -1) as CountedAction} n={h[key]} />
+);
 
 const COLUMNS: Column<Hotspot, Key>[] = [
-  { key: 'tool', label: 'Tool', render: (h) => h.tool },
+  { key: 'tool', label: 'Tool', render: (h) => <Clipped text={h.tool} /> },
   {
     key: 'signature',
     label: 'Signature',
     render: (h) => (
-      <a
-        href={linkTo({ page: 'sessions', signature: h.signature }, { service: h.service })}
-        title={h.sampleArgs}
-      >
-        <code>{h.signature}</code>
+      <a href={linkTo({ page: 'sessions', signature: h.signature }, { service: h.service })}>
+        <SignatureCode
+          signature={h.signature}
+          title={h.sampleArgs ? `${h.signature}\n${h.sampleArgs}` : h.signature}
+        />
       </a>
     ),
   },
-  { key: 'service', label: 'Service', render: (h) => h.service },
+  { key: 'service', label: 'Service', render: (h) => <Clipped text={h.service} /> },
   { key: 'calls', label: 'Calls', numeric: true, render: (h) => fmtInt(h.calls) },
   {
     key: 'longestStreak',
@@ -42,7 +45,13 @@ const COLUMNS: Column<Hotspot, Key>[] = [
   { key: 'nudges', label: 'Nudges', numeric: true, render: count('nudges') },
   { key: 'warns', label: 'Warns', numeric: true, render: count('warns') },
   { key: 'blocks', label: 'Blocks', numeric: true, render: count('blocks') },
-  { key: 'halts', label: 'Halts', numeric: true, render: count('halts') },
+  {
+    key: 'halts',
+    label: 'Halts',
+    numeric: true,
+    title: 'Calls with a halt decision (the run was stopped)',
+    render: count('halts'),
+  },
   { key: 'sessions', label: 'Sessions', numeric: true, render: (h) => fmtInt(h.sessions) },
   {
     key: 'repeatSeconds',
@@ -51,7 +60,11 @@ const COLUMNS: Column<Hotspot, Key>[] = [
     title: 'Time spent in calls that repeated an earlier identical call',
     render: (h) => fmtSeconds(h.repeatSeconds),
   },
-  { key: 'firstSeen', label: 'First seen', render: (h) => fmtTime(h.firstSeen) },
+  {
+    key: 'firstSeen',
+    label: 'First seen',
+    render: (h) => <span title={fmtTime(h.firstSeen)}>{fmtShortTime(h.firstSeen)}</span>,
+  },
   {
     key: 'lastSeen',
     label: 'Last seen',

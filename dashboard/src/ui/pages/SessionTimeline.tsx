@@ -10,6 +10,7 @@ import { plural } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { linkTo, route } from '../models/route.js';
 import { useResource } from '../models/use-resource.js';
+import { listOfSession, type Route } from '../routes.js';
 import { groupRuns } from '../timeline-runs.js';
 
 /** Calls fetched per page of a session's timeline (the server allows up to 5000). */
@@ -50,11 +51,19 @@ export function SessionTimeline() {
   const calls = fresh?.calls ?? [];
   const pick = selected.value;
   const call = pick === null ? undefined : calls[pick];
+  const r = route.value;
+  const back: Route = r.page === 'session' ? listOfSession(r) : { page: 'sessions' };
 
   return (
     <div class="page">
       <p class="crumbs">
-        <a href={linkTo({ page: 'sessions' })}>← Sessions</a>
+        <a href={linkTo(back)}>← Sessions</a>
+        {back.page === 'sessions' && back.signature && (
+          <span class="muted">
+            {' '}
+            of signature <code>{back.signature}</code>
+          </span>
+        )}
       </p>
       {state.status === 'error' && <ErrorNotice error={state.error} />}
       {!fresh && state.status !== 'error' && <p class="muted">Loading…</p>}

@@ -1,16 +1,19 @@
 import { effect } from '@preact/signals';
 import type { Page, SessionRow } from '../../store/types.js';
 import { ActionBadge } from '../components/ActionBadge.js';
+import { ActionCount } from '../components/ActionCount.js';
+import { Clipped } from '../components/CellText.js';
 import { type Column, DataTable } from '../components/DataTable.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager } from '../components/Pager.js';
-import { fmtInt, fmtMs, fmtTime } from '../format.js';
+import { fmtInt, fmtMs, fmtShortTime, fmtTime } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
 import { linkTo, navigate, route } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
 import { useResource } from '../models/use-resource.js';
+import { sessionFromList } from '../routes.js';
 
 type Key = keyof SessionRow | 'duration';
 
@@ -40,18 +43,31 @@ function Badges({ s }: { s: SessionRow }) {
   );
 }
 
+/** "by halt" / "by block" / "no": whether the run was stopped (`halted`) and by which decision. */
+function Halted({ s }: { s: SessionRow }) {
+  if (!s.halted) return <span class="muted">no</span>;
+  const by = s.worstAction === 'halt' ? 'halt' : 'block';
+  return <span class={`count tone-${by}`}>by {by}</span>;
+}
+
 const COLUMNS: Column<SessionRow, Key>[] = [
   {
     key: 'scope',
     label: 'Session (scope)',
     render: (s) => (
-      <a href={linkTo({ page: 'session', scope: s.scope })} class="scope-link">
-        {s.scope}
+      <a href={linkTo(sessionFromList(s.scope, signature()))} class="scope-link">
+        <Clipped text={s.scope} wide />
       </a>
     ),
   },
-  { key: 'service', label: 'Service', render: (s) => s.service },
+  { key: 'service', label: 'Service', render: (s) => <Clipped text={s.service} /> },
   { key: 'worstAction', label: 'Status', render: (s) => <Badges s={s} /> },
+  {
+    key: 'halted',
+    label: 'Halted',
+    title: 'Stopped by a block or halt decision (halts refuse every further call)',
+    render: (s) => <Halted s={s} />,
+  },
   { key: 'calls', label: 'Calls', numeric: true, render: (s) => fmtInt(s.calls) },
   {
     key: 'longestStreak',
@@ -59,10 +75,29 @@ const COLUMNS: Column<SessionRow, Key>[] = [
     numeric: true,
     render: (s) => fmtInt(s.longestStreak),
   },
-  { key: 'nudges', label: 'Nudges', numeric: true, render: (s) => fmtInt(s.nudges) },
-  { key: 'warns', label: 'Warns', numeric: true, render: (s) => fmtInt(s.warns) },
-  { key: 'blocks', label: 'Blocks', numeric: true, render: (s) => fmtInt(s.blocks) },
-  { key: 'start', label: 'Started', render: (s) => fmtTime(s.start) },
+  {
+    key: 'nudges',
+    label: 'Nudges',
+    numeric: true,
+    render: (s) => <ActionCount action="nudge" n={s.nudges} />,
+  },
+  {
+    key: 'warns',
+    label: 'Warns',
+    numeric: true,
+    render: (s) => <ActionCount action="warn" n={s.warns} />,
+  },
+  {
+    key: 'blocks',
+    label: 'Blocks',
+    numeric: true,
+    render: (s) => <ActionCount action="block" n={s.blocks} />,
+  },
+  {
+    key: 'start',
+    label: 'Started',
+    render: (s) => <span title={fmtTime(s.start)}>{fmtShortTime(s.start)}</span>,
+  },
   {
     key: 'duration',
     label: 'Duration',
@@ -70,7 +105,11 @@ const COLUMNS: Column<SessionRow, Key>[] = [
     sortable: false,
     render: (s) => fmtMs(s.end - s.start),
   },
-  { key: 'end', label: 'Last call', render: (s) => fmtTime(s.end) },
+  {
+    key: 'end',
+    label: 'Last call',
+    render: (s) => <span title={fmtTime(s.end)}>{fmtShortTime(s.end)}</span>,
+  },
 ];
 
 /** Agent runs (scopes) with their loop badges; optionally only those that made one signature. */
@@ -108,7 +147,7 @@ export function Sessions() {
             rowKey={(r) => `${r.service}|${r.scope}`}
             table={table}
             busy={s.status === 'loading'}
-            onRowClick={(r) => navigate({ page: 'session', scope: r.scope })}
+            onRowClick={(r) => navigate(sessionFromList(r.scope, sig))}
           />
           <Pager offset={table.offset} limit={PAGE_SIZE} total={s.data.total} noun="session" />
         </>

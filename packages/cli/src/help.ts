@@ -1,0 +1,103 @@
+/** `loopguard --help`: every command in short. */
+export const GENERAL_HELP = `loopguard — catch LLM agents repeating themselves
+
+Usage:
+  loopguard replay FILE.jsonl [--config F] [--json] [--all]
+  loopguard replay --otlp FILE.json [--config F] [--json] [--all]
+  loopguard config check [FILE]
+  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
+                      [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
+                      [--store clickhouse://...]
+  loopguard demo [--port 4318] [--host 127.0.0.1] [--db .loopguard/demo.duckdb]
+                 [--interval-ms 1500]
+  loopguard --help | --version
+  loopguard COMMAND --help       the usage and options of one command
+
+replay    runs a recorded session through the repetition engine. Input lines are calls
+          {"scope"?, "tool", "args"?, "ok"?, "result"?, "ran"?} or {"reset": "<scope>"};
+          --otlp reads an OTLP JSON trace export whose spans carry captured arguments.
+          --json prints one JSON line per call; otherwise a table of the calls that got
+          an action (all calls with --all) and a summary. Exit 2 if some lines were bad.
+config    validates a config file strictly and names each bad key and value.
+dashboard starts the OTLP/HTTP receiver, the store, the UI and /metrics; it keeps spans
+          for good unless --retention (e.g. 7d, 24h, 90m) is given.
+demo      starts the dashboard and a scripted looping agent feeding it.
+`;
+
+/** The commands that have their own `--help`. */
+export type HelpCommand = 'replay' | 'config' | 'dashboard' | 'demo';
+
+/** `loopguard <command> --help`: the usage and options of one command. */
+export const COMMAND_HELP: Record<HelpCommand, string> = {
+  replay: `Usage:
+  loopguard replay FILE.jsonl [--config F] [--json] [--all]
+  loopguard replay --otlp FILE.json [--config F] [--json] [--all]
+
+Runs a recorded session through the repetition engine and shows what it decides.
+Input lines are calls {"scope"?, "tool", "args"?, "ok"?, "result"?, "ran"?} or
+{"reset": "<scope>"}; "ran": false marks a call that was attempted but never ran.
+
+Options:
+  --otlp        FILE is an OTLP JSON trace export whose spans carry captured arguments
+  --config F    engine config file (JSON or YAML); an invalid one stops the replay (exit 1)
+  --json        one JSON line per call instead of the table
+  --all         list every call in the table, not only those that got an action
+  -h, --help    this help
+
+Exit codes: 0 ok, 1 bad usage or config, 2 some input lines were bad (the rest replayed).
+`,
+  config: `Usage:
+  loopguard config check [FILE]
+
+Validates a config file strictly and names each bad key and value. Without FILE it
+checks the file loopguard would load: LOOPGUARD_CONFIG, else loopguard.config.json
+or .yaml in the working directory.
+
+Options:
+  -h, --help    this help
+
+Exit codes: 0 valid, 1 missing file or problems found.
+`,
+  dashboard: `Usage:
+  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
+                      [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
+                      [--store clickhouse://...]
+
+Starts the OTLP/HTTP receiver (POST /v1/traces), the store, the UI, the JSON API and
+/metrics; runs until Ctrl-C.
+
+Options:
+  --port N              port to listen on (default 4318; 0 picks a free one)
+  --host H              address to bind (default 127.0.0.1)
+  --allowed-host NAME   another Host name to answer besides loopback (repeatable,
+                        comma-separated; or LOOPGUARD_ALLOWED_HOSTS)
+  --db FILE             DuckDB file (default .loopguard/loopguard.duckdb)
+  --retention DURATION  drop spans older than this (e.g. 7d, 24h, 90m; default: keep all)
+  --token T             require this bearer token on ingest, the API and /metrics
+                        (default: LOOPGUARD_TOKEN)
+  --store URL           read a ClickHouse store (clickhouse://user:pass@host:8123/db)
+                        instead of the DuckDB file
+  -h, --help            this help
+`,
+  demo: `Usage:
+  loopguard demo [--port 4318] [--host 127.0.0.1] [--db .loopguard/demo.duckdb]
+                 [--interval-ms 1500]
+
+Starts the dashboard and the scripted looping agent (examples/looping-agent) feeding
+it, until Ctrl-C.
+
+Options:
+  --port N           port of the dashboard (default 4318)
+  --host H           address to bind (default 127.0.0.1)
+  --db FILE          DuckDB file (default .loopguard/demo.duckdb)
+  --interval-ms MS   pause between the agent's runs (default 1500)
+  -h, --help         this help
+`,
+};
+
+/** The help of `command` when it has its own, else the general help. */
+export function helpFor(command: string | undefined): string {
+  return command !== undefined && Object.hasOwn(COMMAND_HELP, command)
+    ? COMMAND_HELP[command as HelpCommand]
+    : GENERAL_HELP;
+}
