@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { apiRoutes } from './api.js';
+import { quietRepeats } from './error-log.js';
 import { HttpError, methodNotAllowed } from './errors.js';
 import { hostGuard, originGuard } from './host-guard.js';
 import { ingestRoutes, otlpErrorResponse } from './ingest.js';
@@ -13,8 +14,7 @@ export function createApp(options: AppOptions): Hono {
   const { store } = options;
   const app = new Hono();
   const auth = bearerAuth(options.token);
-  const report =
-    options.onInternalError ?? ((e: unknown) => console.error('loopguard dashboard:', e));
+  const report = options.onInternalError ?? quietRepeats(console.error);
   const sameOrigin = originGuard();
   app.use('*', securityHeaders(), hostGuard(options.allowedHosts));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));

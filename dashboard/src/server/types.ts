@@ -18,7 +18,10 @@ export interface AppOptions {
    * Default: loopback names only (a DNS-rebinding page sends its own name as Host).
    */
   allowedHosts?: readonly string[];
-  /** Reports unexpected (500) errors and failed inserts (503); default console.error. */
+  /**
+   * Reports unexpected (500) errors and failed inserts (503). Default: console.error, each message
+   * once a minute at most while it repeats, with the count of repeats held back.
+   */
   onInternalError?: (error: unknown) => void;
 }
 
