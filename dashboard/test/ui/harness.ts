@@ -51,6 +51,14 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+/** Collects the page's uncaught errors and console errors into `errors` (a test expects none). */
+export function collectPageErrors(page: Page, errors: string[]): void {
+  page.on('pageerror', (err) => errors.push(String(err)));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(msg.text());
+  });
+}
+
 /** Saves a full-page screenshot as screenshots/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard } from '../../src/server/index.js';
-import { buildUiIfStale, launchChromium, screenshot, UI_DIR } from './harness.js';
+import {
+  buildUiIfStale,
+  collectPageErrors,
+  launchChromium,
+  screenshot,
+  UI_DIR,
+} from './harness.js';
 import { type SeedCall, type SeedSession, seed, signatureOf } from './seed.js';
 
 // Fixes from a user walkthrough at a 1280 px window, with data shaped like the demo agent's.
@@ -77,10 +83,7 @@ describe('dashboard UI walkthrough fixes in Chromium (1280 px)', () => {
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') pageErrors.push(msg.text());
-    });
+    collectPageErrors(page, pageErrors);
   });
 
   afterAll(async () => {

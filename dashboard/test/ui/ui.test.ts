@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard } from '../../src/server/index.js';
 import {
   buildUiIfStale,
+  collectPageErrors,
   fmtInt,
   launchChromium,
   SCREENSHOT_DIR,
@@ -49,10 +50,7 @@ describe('dashboard UI in Chromium', () => {
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     page = await context.newPage();
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') pageErrors.push(msg.text());
-    });
+    collectPageErrors(page, pageErrors);
   });
 
   afterAll(async () => {
