@@ -5,16 +5,6 @@ import { parseBucket, parseFilter, parsePage, parseRange } from './api-params.js
 import { HttpError, methodNotAllowed } from './errors.js';
 
 const TRACE_ID = /^[0-9a-fA-F]{32}$/;
-const API_PATHS = [
-  '/summary',
-  '/hotspots',
-  '/sessions',
-  '/sessions/:id',
-  '/session',
-  '/series',
-  '/traces/:traceId',
-  '/facets',
-];
 
 /** Query parameters as a plain record. */
 function query(c: { req: { query(): Record<string, string> } }): Record<string, string> {
@@ -67,7 +57,9 @@ export function apiRoutes(store: Store): Hono {
     return c.json(await store.trace(traceId.toLowerCase()));
   });
   app.get('/facets', async (c) => c.json(await store.facets(parseFilter(query(c)))));
-  for (const path of API_PATHS) app.all(path, methodNotAllowed('GET, HEAD'));
+  // every endpoint above, asked with another method
+  const endpoints = new Set(app.routes.filter((r) => r.method === 'GET').map((r) => r.path));
+  for (const path of endpoints) app.all(path, methodNotAllowed('GET, HEAD'));
   app.all('*', () => {
     throw new HttpError(404, 'no such API endpoint');
   });
