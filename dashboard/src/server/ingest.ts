@@ -82,19 +82,17 @@ function decode(encoding: OtlpEncoding, body: Buffer): DecodedSpans {
 /** Options of the OTLP receiver. */
 export interface IngestOptions {
   maxBodyBytes?: number;
-  /** Reports a failed insert (answered with a generic 503); default console.error. */
-  onStoreError?: (error: unknown) => void;
+  /** Reports a failed insert (answered with a generic 503): the app's reporter. */
+  onStoreError: (error: unknown) => void;
 }
 
 /** `POST /v1/traces`: OTLP/HTTP trace receiver. A 200 means the spans are committed. */
 export function ingestRoutes(
   store: Store,
-  options: IngestOptions = {},
+  options: IngestOptions,
 ): Hono<{ Variables: IngestVariables }> {
   const app = new Hono<{ Variables: IngestVariables }>();
-  const report =
-    options.onStoreError ??
-    ((e: unknown) => console.error('loopguard dashboard: insert failed:', e));
+  const report = options.onStoreError;
   app.post('/v1/traces', async (c) => {
     const encoding = otlpEncoding(c.req.header('content-type'));
     if (!encoding) {
