@@ -1,12 +1,12 @@
 import { Agent, run, setTracingDisabled } from '@openai/agents';
-import { type DiagLogger, DiagLogLevel, diag } from '@opentelemetry/api';
+import { diag } from '@opentelemetry/api';
 import { generateText, stepCountIs } from 'ai';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { guardAiSdkTools } from '../src/adapters/ai-sdk.js';
 import { guardAgentsTool } from '../src/adapters/openai-agents.js';
 import * as aiSdk from './adapters-ai-sdk-fixtures.js';
 import * as agents from './helpers/openai-agents.js';
-import { useAsyncContext } from './helpers/otel.js';
+import { captureDiagWarnings, useAsyncContext } from './helpers/otel.js';
 
 let warnings: unknown[][];
 
@@ -16,15 +16,7 @@ beforeAll(() => {
 });
 
 beforeEach(() => {
-  warnings = [];
-  const logger: DiagLogger = {
-    error: () => {},
-    warn: (...args: unknown[]) => warnings.push(args),
-    info: () => {},
-    debug: () => {},
-    verbose: () => {},
-  };
-  diag.setLogger(logger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+  warnings = captureDiagWarnings();
 });
 
 afterEach(() => {

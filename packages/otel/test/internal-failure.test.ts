@@ -1,22 +1,14 @@
 import { createEngine, type Engine } from '@loopguard/engine';
-import { type DiagLogger, DiagLogLevel, diag } from '@opentelemetry/api';
+import { diag } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGuard, guardTool } from '../src/index.js';
-import { createTelemetry, type Telemetry } from './helpers/otel.js';
+import { captureDiagWarnings, createTelemetry, type Telemetry } from './helpers/otel.js';
 
 let telemetry: Telemetry;
 let warnings: unknown[][];
 
 beforeEach(() => {
-  warnings = [];
-  const logger: DiagLogger = {
-    error: () => {},
-    warn: (...args: unknown[]) => warnings.push(args),
-    info: () => {},
-    debug: () => {},
-    verbose: () => {},
-  };
-  diag.setLogger(logger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+  warnings = captureDiagWarnings();
 });
 
 afterEach(async () => {

@@ -1,4 +1,4 @@
-import { context } from '@opentelemetry/api';
+import { context, type DiagLogger, DiagLogLevel, diag } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   AggregationTemporality,
@@ -13,6 +13,23 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+
+/**
+ * Routes the OTel diag logger's warnings into a fresh list and returns it (errors and lower levels
+ * are dropped); `diag.disable()` undoes it.
+ */
+export function captureDiagWarnings(): unknown[][] {
+  const warnings: unknown[][] = [];
+  const logger: DiagLogger = {
+    error: () => {},
+    warn: (...args: unknown[]) => warnings.push(args),
+    info: () => {},
+    debug: () => {},
+    verbose: () => {},
+  };
+  diag.setLogger(logger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+  return warnings;
+}
 
 let contextManagerSet = false;
 
