@@ -1,3 +1,5 @@
+import { fmtShortTime, fmtTime } from '../format.js';
+
 /**
  * A call signature (`tool:argsHash16`) in a narrow cell: the tool part shrinks with an ellipsis
  * while the hash that tells signatures apart stays whole; the text (and copy/paste) is the full
@@ -22,4 +24,9 @@ export function Clipped({ text, wide }: { text: string; wide?: boolean }) {
       {text}
     </span>
   );
+}
+
+/** A time in a narrow cell: short (fmtShortTime), the full local time in `title`. */
+export function ShortTime({ ms }: { ms: number }) {
+  return <span title={fmtTime(ms)}>{fmtShortTime(ms)}</span>;
 }

@@ -1,11 +1,11 @@
 import type { Hotspot, Page } from '../../store/types.js';
 import { ActionCount, type CountedAction } from '../components/ActionCount.js';
-import { Clipped, SignatureCode } from '../components/CellText.js';
+import { Clipped, ShortTime, SignatureCode } from '../components/CellText.js';
 import { type Column, DataTable } from '../components/DataTable.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager } from '../components/Pager.js';
-import { fmtAgo, fmtInt, fmtSeconds, fmtShortTime, fmtTime } from '../format.js';
+import { fmtAgo, fmtInt, fmtSeconds, fmtTime } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
 import { linkTo, navigate } from '../models/route.js';
@@ -63,7 +63,7 @@ const COLUMNS: Column<Hotspot, Key>[] = [
   {
     key: 'firstSeen',
     label: 'First seen',
-    render: (h) => <span title={fmtTime(h.firstSeen)}>{fmtShortTime(h.firstSeen)}</span>,
+    render: (h) => <ShortTime ms={h.firstSeen} />,
   },
   {
     key: 'lastSeen',

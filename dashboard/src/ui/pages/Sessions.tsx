@@ -2,12 +2,12 @@ import { effect } from '@preact/signals';
 import type { Page, SessionRow } from '../../store/types.js';
 import { ActionBadge } from '../components/ActionBadge.js';
 import { ActionCount } from '../components/ActionCount.js';
-import { Clipped } from '../components/CellText.js';
+import { Clipped, ShortTime } from '../components/CellText.js';
 import { type Column, DataTable } from '../components/DataTable.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager } from '../components/Pager.js';
-import { fmtInt, fmtMs, fmtShortTime, fmtTime } from '../format.js';
+import { fmtInt, fmtMs } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
 import { linkTo, navigate, route } from '../models/route.js';
@@ -96,7 +96,7 @@ const COLUMNS: Column<SessionRow, Key>[] = [
   {
     key: 'start',
     label: 'Started',
-    render: (s) => <span title={fmtTime(s.start)}>{fmtShortTime(s.start)}</span>,
+    render: (s) => <ShortTime ms={s.start} />,
   },
   {
     key: 'duration',
@@ -108,7 +108,7 @@ const COLUMNS: Column<SessionRow, Key>[] = [
   {
     key: 'end',
     label: 'Last call',
-    render: (s) => <span title={fmtTime(s.end)}>{fmtShortTime(s.end)}</span>,
+    render: (s) => <ShortTime ms={s.end} />,
   },
 ];
 
