@@ -96,6 +96,8 @@ function print(value: unknown, depth: number): number {
 }
 
 function arrayPrint(items: unknown[], depth: number): number {
+  // an Array subclass may bring its own toJSON
+  if (Object.getPrototypeOf(items) !== Array.prototype) return refuse();
   let h = 0x2545f491 ^ items.length;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
@@ -142,7 +144,10 @@ function copyOf(value: unknown): unknown {
 
 const MAX_UNORDERED_KEYS = 32;
 
-/** Whether plain data `value` has the same canonical JSON as `snapshot`, member by member. */
+/**
+ * Whether `value` has the same canonical JSON as the plain data `snapshot`, member by member. Only
+ * plain objects and arrays match a snapshot, so `value` need not have been checked by `print`.
+ */
 function same(value: unknown, snapshot: unknown): boolean {
   if (value === snapshot) return true;
   if (
@@ -153,12 +158,17 @@ function same(value: unknown, snapshot: unknown): boolean {
   ) {
     return false;
   }
+  const proto = Object.getPrototypeOf(value);
   if (snapshot instanceof Members) {
-    return !Array.isArray(value) && sameMembers(value as Record<string, unknown>, snapshot);
+    return (
+      (proto === Object.prototype || proto === null) &&
+      sameMembers(value as Record<string, unknown>, snapshot)
+    );
   }
   const items = snapshot as readonly unknown[];
-  if (!Array.isArray(value) || value.length !== items.length) return false;
-  for (let i = 0; i < items.length; i++) if (!same(value[i], items[i])) return false;
+  if (proto !== Array.prototype || (value as unknown[]).length !== items.length) return false;
+  const array = value as unknown[];
+  for (let i = 0; i < items.length; i++) if (!same(array[i], items[i])) return false;
   return true;
 }
 
@@ -209,6 +219,9 @@ export class ArgsMemo {
   /** Fingerprinted calls in a row that repeated nothing; from `COLD_AFTER` on, most skip the memo. */
   #cold = 0;
   #skipped = 0;
+  /** The two entries found or made last: a loop repeats them, and comparing costs less than printing. */
+  #last: Entry | undefined;
+  #beforeLast: Entry | undefined;
 
   /** `bucket` maps a fingerprint to its entry key: tests make every value collide with it. */
   constructor(bucket: (fingerprint: number) => number = (fingerprint) => fingerprint) {
@@ -220,17 +233,31 @@ export class ArgsMemo {
     if (this.#cold >= COLD_AFTER && ++this.#skipped % COLD_SAMPLE !== 0) {
       return newDigest(hashOf(args));
     }
+    if (inheritedToJson()) {
+      this.#cold++;
+      return newDigest(hashOf(args));
+    }
+    const last = this.#last;
+    if (last !== undefined && same(args, last.snapshot)) {
+      this.#cold = 0;
+      return last.digest;
+    }
+    const beforeLast = this.#beforeLast;
+    if (beforeLast !== undefined && same(args, beforeLast.snapshot)) {
+      this.#cold = 0;
+      return this.#used(beforeLast).digest;
+    }
     plain = true;
     budget = MAX_WEIGHT;
     const key = this.#bucket(print(args, 0));
-    if (!plain || inheritedToJson()) {
+    if (!plain) {
       this.#cold++;
       return newDigest(hashOf(args));
     }
     const entry = this.#entries.get(key);
     if (entry !== undefined && same(args, entry.snapshot)) {
       this.#cold = 0;
-      return entry.digest;
+      return this.#used(entry).digest;
     }
     const digest = newDigest(hashOf(args));
     const slot = key & (SEEN_SLOTS - 1);
@@ -243,7 +270,17 @@ export class ArgsMemo {
     // Plain data without accessors or toJSON: the copy has the canonical JSON just hashed.
     if (entry !== undefined) this.#entries.delete(key);
     else if (this.#entries.size >= MAX_ENTRIES) dropOldest(this.#entries, MAX_ENTRIES / 8);
-    this.#entries.set(key, { snapshot: copyOf(args), digest });
+    const added = { snapshot: copyOf(args), digest };
+    this.#entries.set(key, added);
+    this.#used(added);
     return digest;
+  }
+
+  #used(entry: Entry): Entry {
+    if (entry !== this.#last) {
+      this.#beforeLast = this.#last;
+      this.#last = entry;
+    }
+    return entry;
   }
 }

@@ -145,6 +145,33 @@ describe('argument hash memo', () => {
     expect(argsHash({ b: 2 })).toBe(fresh({ b: 2 }));
   });
 
+  it('never lets a lookalike with its own toJSON take the digest of the plain data it mimics', () => {
+    class Query {
+      constructor(readonly q: string) {}
+      toJSON() {
+        return { query: this.q };
+      }
+    }
+    class Tagged extends Array<number> {
+      toJSON() {
+        return { tagged: [...this] };
+      }
+    }
+    const memo = new ArgsMemo();
+    for (const [plain, lookalike] of [
+      [{ q: 'x' }, new Query('x')],
+      [[1, 2], Tagged.from([1, 2])],
+      [{ list: [1, 2] }, { list: Tagged.from([1, 2]) }],
+    ] as const) {
+      // seen three times: memoised, and the entry the next call is compared with first
+      for (let i = 0; i < 3; i++) memo.digest(structuredClone(plain), fresh);
+      expect(fresh(lookalike)).not.toBe(fresh(plain));
+      expect(memo.digest(lookalike, fresh).hash).toBe(fresh(lookalike));
+      expect(memo.digest(lookalike, fresh).hash).toBe(fresh(lookalike));
+      expect(memo.digest(structuredClone(plain), fresh).hash).toBe(fresh(plain));
+    }
+  });
+
   it('memoises nothing while a toJSON sits on the prototype of plain objects', () => {
     argsHash({ a: 1 });
     argsHash({ a: 1 });
