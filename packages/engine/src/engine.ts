@@ -68,11 +68,14 @@ function decide(ctx: CallContext, scopeKey: string, hash: string, findings: Find
 }
 
 function recordHalt(scope: ScopeState, findings: readonly Finding[], tool: string): void {
-  scope.halt ??= findings.find((f) => f.action === 'block' || f.action === 'halt');
-  if (scope.stopped !== undefined) return;
-  // a halt stops the run even when a block was recorded before it
-  const halt = findings.find((f) => f.action === 'halt');
-  if (halt !== undefined) scope.stopped = { finding: halt, tool };
+  for (const finding of findings) {
+    if (finding.action !== 'block' && finding.action !== 'halt') continue;
+    scope.halt ??= finding;
+    // a halt stops the run even when a block was recorded before it
+    if (finding.action === 'halt' && scope.stopped === undefined) {
+      scope.stopped = { finding, tool };
+    }
+  }
 }
 
 /** The refusal of any call after a halt: a block, in the words of the halt that stopped the run. */
@@ -117,6 +120,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     warnings: config.guardrails.warnings,
     hardStop: config.guardrails.hardStop,
   };
+  const found: Finding[] = [];
   const context = (
     scope: ScopeState,
     tool: string,
@@ -213,7 +217,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
         ? thresholds.current()
         : undefined;
     const ctx = context(scope, call.tool, signature, policy, sig, streak, count);
-    const findings: Finding[] = [];
+    // Collected in one array per engine, then copied at their exact size into the decision.
+    const findings = found;
+    findings.length = 0;
     let finding: Finding | undefined;
     if (nudgeAt !== undefined) {
       finding = streakFinding(call.tool, streak, nudgeAt);
@@ -243,7 +249,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     finding = cycleAfter(ctx, result, ok, changed);
     if (finding) findings.push(finding);
     recordHalt(scope, findings, call.tool);
-    return decide(ctx, scopeKey, hash, findings);
+    return decide(ctx, scopeKey, hash, findings.length === 0 ? [] : findings.slice());
   };
 
   const cancelCall = (call: CallInput): void => {
