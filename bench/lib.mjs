@@ -1,16 +1,21 @@
 // Shared helpers for the benchmarks: timing rounds and markdown tables.
 
-/** Runs fn(iterations) for several rounds and returns the median nanoseconds per iteration. */
-export function measure(fn, { iterations = 100_000, rounds = 7, warmup = 2 } = {}) {
-  for (let i = 0; i < warmup; i++) fn(iterations);
-  const samples = [];
+/**
+ * Runs each fn(iterations) for several rounds, the functions taking turns within every round, and
+ * returns the median nanoseconds per iteration of each. Taking turns matters on a shared machine
+ * whose speed drifts between phases lasting seconds: every function sees the same phases.
+ */
+export function measure(fns, { iterations = 100_000, rounds = 9, warmup = 2 } = {}) {
+  for (let i = 0; i < warmup; i++) for (const fn of fns) fn(iterations);
+  const samples = fns.map(() => []);
   for (let r = 0; r < rounds; r++) {
-    const start = process.hrtime.bigint();
-    fn(iterations);
-    samples.push(Number(process.hrtime.bigint() - start) / iterations);
+    fns.forEach((fn, f) => {
+      const start = process.hrtime.bigint();
+      fn(iterations);
+      samples[f].push(Number(process.hrtime.bigint() - start) / iterations);
+    });
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
+  return samples.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]);
 }
 
 /** A markdown table from a header and rows. */

@@ -111,9 +111,10 @@ for (const [name, args, agents] of [
   ['large (50-element array)', large, 1],
 ]) {
   const iterations = name.startsWith('large') ? 20_000 : 200_000;
-  const engineNs = measure(engineLoop(args, agents), { iterations });
-  const naiveNs = measure(naiveLoop(args), { iterations });
-  const hashNs = measure(hashLoop(args), { iterations });
+  const [engineNs, naiveNs, hashNs] = measure(
+    [engineLoop(args, agents), naiveLoop(args), hashLoop(args)],
+    { iterations },
+  );
   rows.push([name, ns(engineNs), ns(naiveNs), `${(naiveNs / engineNs).toFixed(2)}×`, ns(hashNs)]);
 }
 
