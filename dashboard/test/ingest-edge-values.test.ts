@@ -99,3 +99,32 @@ describe('a failed insert', () => {
     expect(await trace(good.traceId)).toEqual([]);
   });
 });
+
+describe('values longer than read_json takes by default (16 MiB)', () => {
+  // every staged file is read back by DuckDB, the rollups and counters as well as the spans
+  const long = (c: string) => c.repeat(17 * 2 ** 20);
+  const call = (attrs: Record<string, string>) =>
+    span({
+      attrs: {
+        'gen_ai.operation.name': 'execute_tool',
+        'loopguard.signature': 'grep:0011223344556677',
+        'loopguard.action': 'block',
+        ...attrs,
+      },
+    });
+  const cases: [string, Record<string, string>][] = [
+    ['arguments (hotspot rollup)', { 'gen_ai.tool.call.arguments': long('a') }],
+    ['scope (session rollup, halted scopes)', { 'loopguard.scope': long('s') }],
+    ['tool name (counters)', { 'gen_ai.tool.name': long('t') }],
+  ];
+  for (const [label, attrs] of cases) {
+    it(`a long ${label}: stored, not refused with a 503 on every retry`, async () => {
+      const s = call(attrs);
+      const res = await post(JSON.stringify(request([s])), JSON_CT);
+      expect(res.status, (await res.clone().text()).slice(0, 300)).toBe(200);
+      const [stored] = await trace(s.traceId);
+      for (const [key, value] of Object.entries(attrs))
+        expect(stored!.attributes[key]?.length).toBe(value.length);
+    });
+  }
+});

@@ -101,6 +101,29 @@ describe('OTLP/JSON numbers as ProtoJSON writes them', () => {
   });
 });
 
+describe('AnyValue fields under their proto names', () => {
+  it('takes snake_case values as ProtoJSON parsers do, nested ones included', async () => {
+    const attrs = await roundTrip({
+      s: { string_value: 'hello' },
+      b: { bool_value: true },
+      i: { int_value: '9007199254740993' },
+      d: { double_value: 1.5 },
+      y: { bytes_value: 'AQI=' },
+      a: { array_value: { values: [{ int_value: 1 }, { string_value: 'x' }] } },
+      m: { kvlist_value: { values: [{ key: 'k', value: { bool_value: false } }] } },
+    });
+    expect(attrs).toEqual({
+      s: 'hello',
+      b: 'true',
+      i: '9007199254740993',
+      d: '1.5',
+      y: 'AQI=',
+      a: '[1,"x"]',
+      m: '{"k":false}',
+    });
+  });
+});
+
 describe('attribute keys that are Object.prototype names', () => {
   it('keeps __proto__ and constructor keys from JSON', async () => {
     const s = span();

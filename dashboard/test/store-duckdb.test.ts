@@ -166,4 +166,22 @@ describe('duckdb file store', () => {
     expect((await store.summary({ from: T0, to: T0 + 1 })).calls).toBe(2);
     await store.close();
   });
+
+  it('lists hotspots sorted by name whose signatures hold control characters in full', async () => {
+    const store = await openDuckDbStore({ path: join(dir, 'odd-signatures.duckdb') });
+    // the page's signatures were once passed joined by U+0001 and split again
+    const signatures = ['a\u0001b:1', 'c\u0000d,e:2', 'plain:3'];
+    await store.insert(
+      signatures.map((signature) =>
+        makeToolSpan({ timeMs: T0, signature, action: 'warn', streak: 4, args: '{}' }),
+      ),
+    );
+    for (const sort of ['signature', 'service', 'tool', 'calls']) {
+      const page = await store.hotspots({ from: T0 - 3_600_000, to: T0 + 7_200_000 }, { sort });
+      expect(page.rows.map((r) => r.signature).sort()).toEqual([...signatures].sort());
+      for (const row of page.rows)
+        expect(row, sort).toMatchObject({ calls: 1, warns: 1, longestStreak: 4, firstSeen: T0 });
+    }
+    await store.close();
+  });
 });

@@ -122,12 +122,15 @@ async function namedPage(
 
 const keyOf = (r: Record<string, unknown>) => `${r.service}\u0000${r.tool}\u0000${r.signature}`;
 
-/** The page's signatures as the `$sigs` parameter of `IN_SIGNATURES`. */
+/**
+ * The page's signatures as the `$sigs` parameter of `IN_SIGNATURES`: a JSON array, so that no
+ * character of a signature can split it (a separator could occur in one).
+ */
 const signatureList = (rows: Record<string, unknown>[]) =>
-  [...new Set(rows.map((r) => String(r.signature)))].join('\u0001');
+  JSON.stringify([...new Set(rows.map((r) => String(r.signature)))]);
 
 /** Restricts spans or rollup rows to the signatures of `$sigs` (see `signatureList`). */
-const IN_SIGNATURES = `"Signature" IN (SELECT unnest(string_split($sigs, chr(1))))`;
+const IN_SIGNATURES = `"Signature" IN (SELECT unnest(from_json($sigs, '["VARCHAR"]')))`;
 
 async function sessionsOf(
   read: Reader,

@@ -135,12 +135,21 @@ export const STAGE_COLUMNS: Record<string, string> = {
 };
 
 /**
- * `INSERT ... SELECT` from a staged NDJSON file (the path is bound as a literal, quotes doubled).
- * `longestLine` sizes read_json's buffer: a larger buffer than needed costs time on every call.
+ * read_json's `maximum_object_size` for a staged file whose longest line has `longestLine` bytes
+ * (its default of 16 MiB refuses longer lines; a larger buffer than needed costs time per call).
  */
-export function insertFromStageSql(path: string, longestLine = 0): string {
+function objectSize(longestLine: number): number {
   let bufferBytes = 1 << 20;
   while (bufferBytes <= longestLine + 1) bufferBytes *= 2;
+  return bufferBytes;
+}
+
+/**
+ * `INSERT ... SELECT` from a staged NDJSON file (the path is bound as a literal, quotes doubled).
+ * `longestLine` (bytes) sizes read_json's buffer, here and in the upserts below.
+ */
+export function insertFromStageSql(path: string, longestLine = 0): string {
+  const bufferBytes = objectSize(longestLine);
   const cols = Object.entries(STAGE_COLUMNS)
     .map(([k, v]) => `${k}: '${v.replaceAll("'", "''")}'`)
     .join(', ');
@@ -153,12 +162,12 @@ export function insertFromStageSql(path: string, longestLine = 0): string {
 const INT64_MAX = '9223372036854775807';
 
 /** Upserts staged hourly rollup rows (NDJSON of RollupRow) into loopguard_hotspots_hourly. */
-export function rollupUpsertSql(path: string): string {
+export function rollupUpsertSql(path: string, longestLine = 0): string {
   const file = path.replaceAll("'", "''");
   return `INSERT INTO loopguard_hotspots_hourly
   SELECT hour, service, tool, signature, action, calls, maxStreak, repeatNs, firstMs, lastMs, sampleArgs,
     ${hotspotKeySql('service', 'tool', 'signature')}
-  FROM read_json('${file}', format = 'newline_delimited', columns = {hour: 'BIGINT', service: 'VARCHAR',
+  FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {hour: 'BIGINT', service: 'VARCHAR',
     tool: 'VARCHAR', signature: 'VARCHAR', action: 'VARCHAR', calls: 'BIGINT', maxStreak: 'INTEGER',
     repeatNs: 'BIGINT', firstMs: 'BIGINT', lastMs: 'BIGINT', sampleArgs: 'VARCHAR'})
   ON CONFLICT DO UPDATE SET "Calls" = "Calls" + excluded."Calls",
@@ -177,11 +186,11 @@ export const ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_hotspots_hourly
   GROUP BY ALL`;
 
 /** Upserts staged hourly session rollup rows (NDJSON of SessionRollupRow). */
-export function sessionRollupUpsertSql(path: string): string {
+export function sessionRollupUpsertSql(path: string, longestLine = 0): string {
   const file = path.replaceAll("'", "''");
   return `INSERT INTO loopguard_sessions_hourly
   SELECT hour, scope, service, conversationId, calls, maxStreak, maxRank, nudges, warns, blocks, startMs, endMs
-  FROM read_json('${file}', format = 'newline_delimited', columns = {hour: 'BIGINT', scope: 'VARCHAR',
+  FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {hour: 'BIGINT', scope: 'VARCHAR',
     service: 'VARCHAR', conversationId: 'VARCHAR', calls: 'BIGINT', maxStreak: 'INTEGER',
     maxRank: 'TINYINT', nudges: 'BIGINT', warns: 'BIGINT', blocks: 'BIGINT', startMs: 'BIGINT',
     endMs: 'BIGINT'})
@@ -202,19 +211,19 @@ export const SESSION_ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_sessions_h
   GROUP BY ALL`;
 
 /** Upserts staged counter increments (NDJSON of CounterRow) into loopguard_counters. */
-export function counterUpsertSql(path: string): string {
+export function counterUpsertSql(path: string, longestLine = 0): string {
   const file = path.replaceAll("'", "''");
   return `INSERT INTO loopguard_counters
   SELECT m, s, t, ax, ac, r, v
-  FROM read_json('${file}', format = 'newline_delimited', columns = {m: 'VARCHAR', s: 'VARCHAR',
+  FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {m: 'VARCHAR', s: 'VARCHAR',
     t: 'VARCHAR', ax: 'VARCHAR', ac: 'VARCHAR', r: 'VARCHAR', v: 'BIGINT'})
   ON CONFLICT DO UPDATE SET "Value" = "Value" + excluded."Value"`;
 }
 
 /** Adds staged halted scopes (NDJSON of `{s: service, scope}`) to loopguard_halted_scopes. */
-export function haltedInsertSql(path: string): string {
+export function haltedInsertSql(path: string, longestLine = 0): string {
   const file = path.replaceAll("'", "''");
   return `INSERT OR IGNORE INTO loopguard_halted_scopes
   SELECT s, scope FROM read_json('${file}', format = 'newline_delimited',
-    columns = {s: 'VARCHAR', scope: 'VARCHAR'})`;
+    maximum_object_size = ${objectSize(longestLine)}, columns = {s: 'VARCHAR', scope: 'VARCHAR'})`;
 }

@@ -188,14 +188,24 @@ export class GroupWriter {
       statements.push(insertFromStageSql(`${base}.ndjson`, longest * 3));
     }
     // values go through files, never into SQL text (a NUL would cut the statement short)
-    const stageRows = (suffix: string, rows: Iterable<object>, sql: (f: string) => string) => {
+    const stageRows = (
+      suffix: string,
+      rows: Iterable<object>,
+      sql: (f: string, longestLine: number) => string,
+    ) => {
       const lines: string[] = [];
-      for (const r of rows) lines.push(JSON.stringify(r));
+      let longest = 0;
+      for (const r of rows) {
+        const line = JSON.stringify(r);
+        if (line.length > longest) longest = line.length;
+        lines.push(line);
+      }
       if (lines.length === 0) return;
       const file = `${base}.${suffix}`;
       files.push(file);
       writeFileSync(file, lines.join('\n'));
-      statements.push(sql(file));
+      // up to 3 UTF-8 bytes per UTF-16 unit, as for the spans
+      statements.push(sql(file, longest * 3));
     };
     stageRows('rollup', deltas.rollup.values(), rollupUpsertSql);
     stageRows('sessions', deltas.sessionRollup.values(), sessionRollupUpsertSql);

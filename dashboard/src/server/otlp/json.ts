@@ -66,39 +66,58 @@ function hexId(value: unknown, path: string): string {
   return s.toLowerCase();
 }
 
+/** The AnyValue fields by their lowerCamelCase and proto (snake_case) names: ProtoJSON takes both. */
+const VALUE_FIELDS = new Map<string, string>(
+  ['string', 'bool', 'int', 'double', 'array', 'kvlist', 'bytes'].flatMap((kind) => [
+    [`${kind}Value`, `${kind}Value`],
+    [`${kind}_value`, `${kind}Value`],
+  ]),
+);
+
 function anyValue(value: unknown, path: string, depth: number): unknown {
   if (depth > 32) fail(path, 'values nested too deeply');
   const v = obj(value, path);
-  if ('stringValue' in v) return str(v.stringValue, `${path}.stringValue`);
-  if ('boolValue' in v) {
-    if (typeof v.boolValue !== 'boolean') fail(`${path}.boolValue`, 'expected a boolean');
-    return v.boolValue;
+  for (const name in v) {
+    const kind = VALUE_FIELDS.get(name);
+    if (kind !== undefined) return kindValue(kind, v[name], `${path}.${name}`, depth);
   }
-  if ('intValue' in v) {
-    const i = parseInteger(v.intValue);
-    if (i === undefined) fail(`${path}.intValue`, 'expected an integer (number or decimal string)');
-    return i;
-  }
-  if ('doubleValue' in v) {
-    const d = parseDouble(v.doubleValue);
-    if (d === undefined) fail(`${path}.doubleValue`, 'expected a number');
-    return d;
-  }
-  if ('arrayValue' in v) {
-    const values = arr(obj(v.arrayValue, `${path}.arrayValue`).values, `${path}.arrayValue.values`);
-    return values.map((x, i) => anyValue(x, `${path}.arrayValue.values[${i}]`, depth + 1));
-  }
-  if ('kvlistValue' in v) {
-    const values = arr(obj(v.kvlistValue, `${path}.kvlistValue`).values, `${path}.kvlistValue`);
-    const out: Record<string, unknown> = {};
-    values.forEach((kv, i) => {
-      const o = obj(kv, `${path}.kvlistValue.values[${i}]`);
-      setKey(out, str(o.key, `${path}.key`), anyValue(o.value, `${path}.value`, depth + 1));
-    });
-    return out;
-  }
-  if ('bytesValue' in v) return str(v.bytesValue, `${path}.bytesValue`);
   return '';
+}
+
+/** The value of the AnyValue field `kind` (its lowerCamelCase name), found at `path`. */
+function kindValue(kind: string, x: unknown, path: string, depth: number): unknown {
+  switch (kind) {
+    case 'stringValue':
+    case 'bytesValue':
+      return str(x, path);
+    case 'boolValue':
+      if (typeof x !== 'boolean') fail(path, 'expected a boolean');
+      return x;
+    case 'intValue': {
+      const i = parseInteger(x);
+      if (i === undefined) fail(path, 'expected an integer (number or decimal string)');
+      return i;
+    }
+    case 'doubleValue': {
+      const d = parseDouble(x);
+      if (d === undefined) fail(path, 'expected a number');
+      return d;
+    }
+    case 'arrayValue': {
+      const values = arr(obj(x, path).values, `${path}.values`);
+      return values.map((item, i) => anyValue(item, `${path}.values[${i}]`, depth + 1));
+    }
+    default: {
+      const values = arr(obj(x, path).values, `${path}.values`);
+      const out: Record<string, unknown> = {};
+      values.forEach((kv, i) => {
+        const p = `${path}.values[${i}]`;
+        const o = obj(kv, p);
+        setKey(out, str(o.key, `${p}.key`), anyValue(o.value, `${p}.value`, depth + 1));
+      });
+      return out;
+    }
+  }
 }
 
 /** Attribute value as the exporter stores it: scalars as text, arrays and maps as JSON. */
