@@ -222,11 +222,8 @@ function withoutKeys(args: unknown, ignore: readonly string[]): unknown {
   if (ignore.length === 0 || args === null || typeof args !== 'object' || Array.isArray(args)) {
     return args;
   }
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(args)) {
-    if (!ignore.includes(key)) copy[key] = value;
-  }
-  return copy;
+  // fromEntries defines members: assigning a "__proto__" key would set the prototype instead
+  return Object.fromEntries(Object.entries(args).filter(([key]) => !ignore.includes(key)));
 }
 
 const CACHE_MAX_ENTRIES = 1024;

@@ -66,6 +66,9 @@ describe('argsHash', () => {
   it('drops ignored keys before hashing', () => {
     expect(argsHash({ q: 'x', timeout: 5 }, ['timeout'])).toBe(argsHash({ q: 'x' }));
     expect(argsHash({ q: 'x', timeout: 5 })).not.toBe(argsHash({ q: 'x' }));
+    // a "__proto__" member (JSON.parse makes it an own key) is kept like any other
+    const parsed = '{"__proto__":{"a":1},"q":"x","timeout":5}';
+    expect(argsHash(parsed, ['timeout'])).toBe(argsHash('{"__proto__":{"a":1},"q":"x"}'));
   });
 
   it('handles non-JSON values the way JSON.stringify does, and cycles without throwing', () => {
