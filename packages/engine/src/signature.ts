@@ -184,7 +184,16 @@ function integerIndexedText(value: IntegerArray): string {
 
 function objectText(value: object, parents: Parents | undefined): Piece {
   const withJson = value as { toJSON?: () => unknown };
-  if (typeof withJson.toJSON === 'function') return valueText(withJson.toJSON(), parents);
+  if (typeof withJson.toJSON !== 'function') return structureText(value, parents);
+  // As JSON.stringify: one toJSON call per value, not again on what it returns (itself, say).
+  const replaced = withJson.toJSON();
+  return typeof replaced === 'object' && replaced !== null
+    ? structureText(replaced, parents)
+    : valueText(replaced, parents);
+}
+
+/** An object or array without calling its toJSON. */
+function structureText(value: object, parents: Parents | undefined): Piece {
   if (isParent(parents, value)) return '"[Circular]"';
   let text: string;
   if (Array.isArray(value)) {

@@ -80,6 +80,27 @@ describe('argsHash', () => {
     expect(canonicalJson(cyclic)).toBe('{"a":1,"self":"[Circular]"}');
   });
 
+  it('calls toJSON once per value, as JSON.stringify does, so a toJSON returning itself ends', () => {
+    class Box {
+      constructor(readonly inner: unknown) {}
+      toJSON() {
+        return new Box(this.inner);
+      }
+    }
+    const values = [
+      {
+        a: 1,
+        toJSON() {
+          return this;
+        },
+      },
+      new Box(1),
+      { nested: { toJSON: () => ({ toJSON: () => 'never called', b: 2 }) } },
+      { toJSON: () => new Date(0) },
+    ];
+    for (const value of values) expect(canonicalJson(value)).toBe(JSON.stringify(value));
+  });
+
   it('writes a typed array as the object of its indices, keys sorted, as for any object', () => {
     const kinds = [
       Uint8Array,
