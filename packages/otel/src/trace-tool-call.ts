@@ -73,6 +73,15 @@ function cancelQuietly(
   }
 }
 
+/** Adds the exception event: the span API throws on some values (a symbol), the call still counts. */
+function recordQuietly(span: Call['span'], error: unknown): void {
+  try {
+    span.recordException(error as Error);
+  } catch {
+    // the event is lost; the outcome and error.type are still set
+  }
+}
+
 function endQuietly(call: Call | undefined): void {
   try {
     if (call && !call.ended) call.span.end();
@@ -115,7 +124,7 @@ export async function traceToolCall<T>(
   } catch (error) {
     try {
       const { scope } = call;
-      call.span.recordException(error as Error);
+      recordQuietly(call.span, error);
       const after = state.engine.afterCall({ scope, tool: info.tool, args: info.args, ok: false });
       done = finish(
         state,
