@@ -119,26 +119,20 @@ export async function traceToolCall<T>(
   }
 
   let value: T;
+  // Set just before afterCall: a failure before it must withdraw the admitted call from the engine.
+  let answered = false;
   try {
     value = await context.with(call.ctx, run);
   } catch (error) {
     try {
       const { scope } = call;
       recordQuietly(call.span, error);
+      const type = errorTypeOf(error);
+      answered = true;
       const after = state.engine.afterCall({ scope, tool: info.tool, args: info.args, ok: false });
-      done = finish(
-        state,
-        call,
-        after,
-        'error',
-        errorTypeOf(error),
-        undefined as T,
-        adapter,
-        error,
-      );
+      done = finish(state, call, after, 'error', type, undefined as T, adapter, error);
     } catch (internal) {
-      state.report(internal);
-      endQuietly(call);
+      unguarded(state, call, answered, internal);
       throw error;
     }
     if (done.halt) throw done.halt;
@@ -148,12 +142,14 @@ export async function traceToolCall<T>(
 
   try {
     const failed = adapter.isError?.(value) === true;
+    const result = adapter.forHash ? adapter.forHash(value) : value;
+    answered = true;
     const after = state.engine.afterCall({
       scope: call.scope,
       tool: info.tool,
       args: info.args,
       ok: !failed,
-      result: adapter.forHash ? adapter.forHash(value) : value,
+      result,
     });
     const outcome: Outcome = failed ? 'error' : 'ok';
     done = finish(
@@ -166,12 +162,19 @@ export async function traceToolCall<T>(
       adapter,
     );
   } catch (internal) {
-    state.report(internal);
-    endQuietly(call);
+    unguarded(state, call, answered, internal);
     return value;
   }
   if (done.halt) throw done.halt;
   return done.value;
+}
+
+/** Loopguard failed after the call ran: report once, end the span, withdraw an unanswered call. */
+function unguarded(state: TraceState, call: Call, answered: boolean, internal: unknown): void {
+  state.report(internal);
+  if (!answered)
+    cancelQuietly(state, { scope: call.scope, tool: call.info.tool, args: call.info.args });
+  endQuietly(call);
 }
 
 function errorTypeOf(error: unknown): string {
