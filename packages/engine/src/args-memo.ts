@@ -88,11 +88,19 @@ function print(value: unknown, depth: number): number {
     case 'boolean':
       return value ? 0x1b873593 : 0x68e31da4;
     case 'object':
-      if (depth >= MAX_DEPTH) return refuse();
+      if (depth >= MAX_DEPTH || hasToJson(value)) return refuse();
       return Array.isArray(value) ? arrayPrint(value, depth) : objectPrint(value, depth);
     default:
       return refuse();
   }
+}
+
+/**
+ * Whether canonical JSON would call a toJSON of `value`: a non-enumerable one, an array's own or a
+ * proxy's escapes the member checks (the prototypes' are checked once per call, see `digest`).
+ */
+function hasToJson(value: object): boolean {
+  return (value as { toJSON?: unknown }).toJSON !== undefined;
 }
 
 function arrayPrint(items: unknown[], depth: number): number {
@@ -130,6 +138,13 @@ class Members {
   ) {}
 }
 
+/** Plain objects and arrays from a copy, to hash exactly what later calls are compared with. */
+function plainOf(copy: unknown): unknown {
+  if (Array.isArray(copy)) return copy.map(plainOf);
+  if (!(copy instanceof Members)) return copy;
+  return Object.fromEntries(copy.keys.map((key, i) => [key, plainOf(copy.values[i])]));
+}
+
 /** A private copy of plain data (checked by `print` first). */
 function copyOf(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
@@ -158,6 +173,7 @@ function same(value: unknown, snapshot: unknown): boolean {
   ) {
     return false;
   }
+  if (hasToJson(value)) return false;
   const proto = Object.getPrototypeOf(value);
   if (snapshot instanceof Members) {
     return (
@@ -259,18 +275,20 @@ export class ArgsMemo {
       this.#cold = 0;
       return this.#used(entry).digest;
     }
-    const digest = newDigest(hashOf(args));
     const slot = key & (SEEN_SLOTS - 1);
     if (entry === undefined && this.#seen[slot] !== key) {
       this.#seen[slot] = key;
       this.#cold++;
-      return digest;
+      return newDigest(hashOf(args));
     }
     this.#cold = 0;
-    // Plain data without accessors or toJSON: the copy has the canonical JSON just hashed.
+    // Plain data without toJSON, read once into the copy: the copy is what gets hashed, so an
+    // accessor that returns something else on the next read cannot pair a copy with another hash.
+    const snapshot = copyOf(args);
+    const digest = newDigest(hashOf(plainOf(snapshot)));
     if (entry !== undefined) this.#entries.delete(key);
     else if (this.#entries.size >= MAX_ENTRIES) dropOldest(this.#entries, MAX_ENTRIES / 8);
-    const added = { snapshot: copyOf(args), digest };
+    const added = { snapshot, digest };
     this.#entries.set(key, added);
     this.#used(added);
     return digest;

@@ -184,7 +184,16 @@ function integerIndexedText(value: IntegerArray): string {
 
 function objectText(value: object, parents: Parents | undefined): Piece {
   const withJson = value as { toJSON?: () => unknown };
-  if (typeof withJson.toJSON === 'function') return valueText(withJson.toJSON(), parents);
+  if (typeof withJson.toJSON !== 'function') return structureText(value, parents);
+  // As JSON.stringify: one toJSON call per value, not again on what it returns (itself, say).
+  const replaced = withJson.toJSON();
+  return typeof replaced === 'object' && replaced !== null
+    ? structureText(replaced, parents)
+    : valueText(replaced, parents);
+}
+
+/** An object or array without calling its toJSON. */
+function structureText(value: object, parents: Parents | undefined): Piece {
   if (isParent(parents, value)) return '"[Circular]"';
   let text: string;
   if (Array.isArray(value)) {
@@ -222,11 +231,8 @@ function withoutKeys(args: unknown, ignore: readonly string[]): unknown {
   if (ignore.length === 0 || args === null || typeof args !== 'object' || Array.isArray(args)) {
     return args;
   }
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(args)) {
-    if (!ignore.includes(key)) copy[key] = value;
-  }
-  return copy;
+  // fromEntries defines members: assigning a "__proto__" key would set the prototype instead
+  return Object.fromEntries(Object.entries(args).filter(([key]) => !ignore.includes(key)));
 }
 
 const CACHE_MAX_ENTRIES = 1024;

@@ -172,6 +172,45 @@ describe('argument hash memo', () => {
     }
   });
 
+  it('never lets plain data with a toJSON that is no enumerable member take a plain digest', () => {
+    const listed = Object.assign([1, 2], { toJSON: () => 'listed' });
+    const hidden = Object.defineProperty({ q: 'x' }, 'toJSON', { value: () => 'hidden' });
+    const trapped = new Proxy(
+      { q: 'x' },
+      { get: (target, key) => (key === 'toJSON' ? () => 'trapped' : Reflect.get(target, key)) },
+    );
+    for (const [plain, lookalike] of [
+      [[1, 2], listed],
+      [{ q: 'x' }, hidden],
+      [{ q: 'x' }, trapped],
+      [{ deep: { q: 'x' } }, { deep: hidden }],
+    ] as const) {
+      // the plain data memoised, then the lookalike; then the lookalike first, then the plain data
+      const memo = new ArgsMemo();
+      for (let i = 0; i < 3; i++) memo.digest(structuredClone(plain), fresh);
+      expect(fresh(lookalike)).not.toBe(fresh(plain));
+      expect(memo.digest(lookalike, fresh).hash).toBe(fresh(lookalike));
+      const other = new ArgsMemo();
+      for (let i = 0; i < 3; i++) other.digest(lookalike, fresh);
+      expect(other.digest(structuredClone(plain), fresh).hash).toBe(fresh(plain));
+    }
+  });
+
+  it('keeps with each entry the hash of the copy it compares with, even when a getter changes', () => {
+    const reads = [1, 1, 1, 1, 2];
+    let read = 0;
+    const shifting = {
+      get a() {
+        return reads[Math.min(read++, reads.length - 1)];
+      },
+    };
+    const memo = new ArgsMemo();
+    memo.digest(shifting, fresh);
+    memo.digest(shifting, fresh);
+    expect(memo.digest({ a: 2 }, fresh).hash).toBe(fresh({ a: 2 }));
+    expect(memo.digest({ a: 1 }, fresh).hash).toBe(fresh({ a: 1 }));
+  });
+
   it('memoises nothing while a toJSON sits on the prototype of plain objects', () => {
     argsHash({ a: 1 });
     argsHash({ a: 1 });

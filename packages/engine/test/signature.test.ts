@@ -66,6 +66,9 @@ describe('argsHash', () => {
   it('drops ignored keys before hashing', () => {
     expect(argsHash({ q: 'x', timeout: 5 }, ['timeout'])).toBe(argsHash({ q: 'x' }));
     expect(argsHash({ q: 'x', timeout: 5 })).not.toBe(argsHash({ q: 'x' }));
+    // a "__proto__" member (JSON.parse makes it an own key) is kept like any other
+    const parsed = '{"__proto__":{"a":1},"q":"x","timeout":5}';
+    expect(argsHash(parsed, ['timeout'])).toBe(argsHash('{"__proto__":{"a":1},"q":"x"}'));
   });
 
   it('handles non-JSON values the way JSON.stringify does, and cycles without throwing', () => {
@@ -75,6 +78,27 @@ describe('argsHash', () => {
       '{"arr":[null],"d":"1970-01-01T00:00:00.000Z"}',
     );
     expect(canonicalJson(cyclic)).toBe('{"a":1,"self":"[Circular]"}');
+  });
+
+  it('calls toJSON once per value, as JSON.stringify does, so a toJSON returning itself ends', () => {
+    class Box {
+      constructor(readonly inner: unknown) {}
+      toJSON() {
+        return new Box(this.inner);
+      }
+    }
+    const values = [
+      {
+        a: 1,
+        toJSON() {
+          return this;
+        },
+      },
+      new Box(1),
+      { nested: { toJSON: () => ({ toJSON: () => 'never called', b: 2 }) } },
+      { toJSON: () => new Date(0) },
+    ];
+    for (const value of values) expect(canonicalJson(value)).toBe(JSON.stringify(value));
   });
 
   it('writes a typed array as the object of its indices, keys sorted, as for any object', () => {

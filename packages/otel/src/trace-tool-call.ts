@@ -73,6 +73,15 @@ function cancelQuietly(
   }
 }
 
+/** Adds the exception event: the span API throws on some values (a symbol), the call still counts. */
+function recordQuietly(span: Call['span'], error: unknown): void {
+  try {
+    span.recordException(error as Error);
+  } catch {
+    // the event is lost; the outcome and error.type are still set
+  }
+}
+
 function endQuietly(call: Call | undefined): void {
   try {
     if (call && !call.ended) call.span.end();
@@ -110,26 +119,20 @@ export async function traceToolCall<T>(
   }
 
   let value: T;
+  // Set just before afterCall: a failure before it must withdraw the admitted call from the engine.
+  let answered = false;
   try {
     value = await context.with(call.ctx, run);
   } catch (error) {
     try {
       const { scope } = call;
-      call.span.recordException(error as Error);
+      recordQuietly(call.span, error);
+      const type = errorTypeOf(error);
+      answered = true;
       const after = state.engine.afterCall({ scope, tool: info.tool, args: info.args, ok: false });
-      done = finish(
-        state,
-        call,
-        after,
-        'error',
-        errorTypeOf(error),
-        undefined as T,
-        adapter,
-        error,
-      );
+      done = finish(state, call, after, 'error', type, undefined as T, adapter, error);
     } catch (internal) {
-      state.report(internal);
-      endQuietly(call);
+      unguarded(state, call, answered, internal);
       throw error;
     }
     if (done.halt) throw done.halt;
@@ -139,12 +142,14 @@ export async function traceToolCall<T>(
 
   try {
     const failed = adapter.isError?.(value) === true;
+    const result = adapter.forHash ? adapter.forHash(value) : value;
+    answered = true;
     const after = state.engine.afterCall({
       scope: call.scope,
       tool: info.tool,
       args: info.args,
       ok: !failed,
-      result: adapter.forHash ? adapter.forHash(value) : value,
+      result,
     });
     const outcome: Outcome = failed ? 'error' : 'ok';
     done = finish(
@@ -157,12 +162,19 @@ export async function traceToolCall<T>(
       adapter,
     );
   } catch (internal) {
-    state.report(internal);
-    endQuietly(call);
+    unguarded(state, call, answered, internal);
     return value;
   }
   if (done.halt) throw done.halt;
   return done.value;
+}
+
+/** Loopguard failed after the call ran: report once, end the span, withdraw an unanswered call. */
+function unguarded(state: TraceState, call: Call, answered: boolean, internal: unknown): void {
+  state.report(internal);
+  if (!answered)
+    cancelQuietly(state, { scope: call.scope, tool: call.info.tool, args: call.info.args });
+  endQuietly(call);
 }
 
 function errorTypeOf(error: unknown): string {

@@ -134,4 +134,32 @@ describe('internal failures never reach the host', () => {
     expect(span?.attributes['loopguard.streak']).toBe(2);
     expect(cancelled).toHaveLength(1);
   });
+
+  it('a result adapter failing before the engine saw the result withdraws the call too', async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({
+      engine: { env: {}, configFile: false, onDiagnostic: () => {} },
+      tracerProvider: telemetry.tracerProvider,
+    });
+    let checks = 0;
+    const adapter = {
+      blocked: () => 'blocked',
+      appendNotice: (result: string) => result,
+      isError: (): boolean => {
+        if (checks++ === 0) throw new Error('isError exploded');
+        return false;
+      },
+    };
+    // arguments as the JSON text a model sends: equal strings, one attempt after another
+    const args = '{"q":"loop"}';
+    for (let i = 0; i < 3; i++) {
+      expect(
+        await guard.traceToolCall({ tool: 'grep', args, scope: 's' }, () => 'hit', adapter),
+      ).toBe('hit');
+    }
+    expect(warnings).toHaveLength(1);
+    // the failed call's span ended without loopguard attributes; the others carry their own attempt
+    const streaks = telemetry.spans().map((span) => span.attributes['loopguard.streak']);
+    expect(streaks).toEqual([undefined, 2, 3]);
+  });
 });

@@ -127,6 +127,22 @@ describe('traceToolCall', () => {
     expect(second?.events.map((e) => e.name)).toContain('loopguard.warn');
   });
 
+  it('counts a thrown value the span API cannot record (a symbol) as a failure all the same', async () => {
+    const guard = setup({ engine: quiet });
+    const thrown = Symbol('gave up');
+    for (let i = 0; i < 2; i++) {
+      await expect(
+        guard.traceToolCall({ tool: 'open_thing', args: { path: '/x' }, scope: 's' }, () => {
+          throw thrown;
+        }),
+      ).rejects.toBe(thrown);
+    }
+    const [first, second] = telemetry.spans();
+    expect(first?.attributes['loopguard.outcome']).toBe('error');
+    expect(first?.attributes['error.type']).toBe('symbol');
+    expect(second?.attributes['loopguard.axis']).toBe('exact_failure');
+  });
+
   it('runs the tool inside its span so nested spans become children', async () => {
     const guard = setup({ engine: quiet });
     const tracer = telemetry.tracerProvider.getTracer('test');
