@@ -173,17 +173,22 @@ function same(value: unknown, snapshot: unknown): boolean {
   ) {
     return false;
   }
-  if (hasToJson(value)) return false;
+  // The toJSON lookups are written out per branch: each site then sees one kind of value (a
+  // shared one saw objects and arrays of every shape, and its lookups went megamorphic).
   const proto = Object.getPrototypeOf(value);
   if (snapshot instanceof Members) {
+    const record = value as Record<string, unknown>;
     return (
       (proto === Object.prototype || proto === null) &&
-      sameMembers(value as Record<string, unknown>, snapshot)
+      record.toJSON === undefined &&
+      sameMembers(record, snapshot)
     );
   }
   const items = snapshot as readonly unknown[];
-  if (proto !== Array.prototype || (value as unknown[]).length !== items.length) return false;
-  const array = value as unknown[];
+  const array = value as unknown[] & { toJSON?: unknown };
+  if (proto !== Array.prototype || array.length !== items.length || array.toJSON !== undefined) {
+    return false;
+  }
   for (let i = 0; i < items.length; i++) if (!same(array[i], items[i])) return false;
   return true;
 }
