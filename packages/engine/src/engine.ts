@@ -11,8 +11,9 @@ import { MIN_NUDGE_THRESHOLD } from './config/thresholds.js';
 import { resolvePolicy } from './effective-policy.js';
 import { addInFlight, dropNewestInFlight, takeInFlight } from './in-flight.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
+import { resultHash } from './result-hash.js';
 import { ScopeMap } from './scopes.js';
-import { argsDigest, digestSignature, resultHash } from './signature.js';
+import { argsDigest, digestSignature } from './signature.js';
 import {
   type CallContext,
   type EffectivePolicy,
