@@ -2,7 +2,7 @@ import { ENV_CAPTURE_MESSAGE_CONTENT } from './semconv.js';
 import type { CaptureOptions } from './types.js';
 
 const SENSITIVE =
-  /password|passwd|passphrase|token|secret|authorization|cookie|credential|api[_-]?key|private[_-]?key|access[_-]?key|^(?:x[_-])?auth$/i;
+  /password|passwd|passphrase|token|secret|authorization|cookie|credential|bearer|jwt|api[_-]?key|private[_-]?key|access[_-]?key|^(?:x[_-])?auth$/i;
 const DEFAULT_MAX_LENGTH = 4096;
 const MAX_DEPTH = 32;
 
@@ -38,6 +38,8 @@ export function resolveCapture(
 interface Walk {
   redact: ResolvedCapture['redact'];
   left: number;
+  /** Keys whose value the hook replaced so far. */
+  replaced: number;
 }
 
 /** Sets `record[key]` as an own property (`__proto__` would otherwise set the prototype). */
@@ -59,6 +61,7 @@ function written(value: unknown): boolean {
  * megabyte Buffer costs no more than a short one.
  */
 function redactDeep(value: unknown, walk: Walk, depth: number, key: string): unknown {
+  if (typeof value === 'string') return depth > 0 ? redactEmbedded(value, walk, depth) : value;
   let v = value;
   if (v !== null && typeof v === 'object') {
     const toJSON = (v as { toJSON?: unknown }).toJSON;
@@ -82,12 +85,27 @@ function redactDeep(value: unknown, walk: Walk, depth: number, key: string): unk
   const count = keys ? keys.length : (v as ArrayLike<unknown>).length;
   for (let i = 0; i < count && walk.left > 0; i++) {
     const k = keys ? keys[i]! : String(i);
-    const item = redactDeep(walk.redact(k, record[k]), walk, depth + 1, k);
+    const member = record[k];
+    const redacted = walk.redact(k, member);
+    if (redacted !== member) walk.replaced++;
+    const item = redactDeep(redacted, walk, depth + 1, k);
     if (!written(item)) continue;
     walk.left--;
     setOwn(out, k, item);
   }
   return out;
+}
+
+/**
+ * A string member holding a JSON object or array (a request body, say): redacted inside and
+ * written back compactly when the hook replaced anything in it, else kept as it was.
+ */
+function redactEmbedded(text: string, walk: Walk, depth: number): string {
+  const parsed = parseJsonString(text);
+  if (parsed === text || parsed === null || typeof parsed !== 'object') return text;
+  const before = walk.replaced;
+  const redacted = redactDeep(parsed, walk, depth, '');
+  return walk.replaced === before ? text : stringify(redacted);
 }
 
 function parseJsonString(value: unknown): unknown {
@@ -118,7 +136,7 @@ function stringify(value: unknown): string {
  * key goes through the redaction hook, and the text is cut at `maxLength` characters with `…`.
  */
 export function captureValue(value: unknown, capture: ResolvedCapture): string {
-  const walk: Walk = { redact: capture.redact, left: capture.maxLength + 1 };
+  const walk: Walk = { redact: capture.redact, left: capture.maxLength + 1, replaced: 0 };
   const text = stringify(redactDeep(parseJsonString(value), walk, 0, ''));
   if (text.length <= capture.maxLength) return text;
   return `${text.slice(0, Math.max(0, capture.maxLength - 1))}…`;

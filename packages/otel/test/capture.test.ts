@@ -165,6 +165,23 @@ describe('captureValue', () => {
     expect(captureValue(args, capture())).toContain('"when":"1970-01-01T00:00:00.000Z"');
   });
 
+  it('redacts inside JSON text held by a member, and leaves JSON text without secrets as it was', () => {
+    const args = {
+      body: '{"user":"ada", "password":"x"}',
+      nested: JSON.stringify({ request: JSON.stringify({ api_key: 'k', q: 1 }) }),
+      list: ['[{"jwt":"eyJ"}]', ' {"Bearer":"b"} '],
+      plain: '{ "q": 1 }',
+      text: '{not json',
+    };
+    expect(JSON.parse(captureValue(args, capture()))).toEqual({
+      body: '{"user":"ada","password":"[REDACTED]"}',
+      nested: JSON.stringify({ request: JSON.stringify({ api_key: '[REDACTED]', q: 1 }) }),
+      list: ['[{"jwt":"[REDACTED]"}]', '{"Bearer":"[REDACTED]"}'],
+      plain: '{ "q": 1 }',
+      text: '{not json',
+    });
+  });
+
   it('keeps a __proto__ key of parsed JSON arguments, redacted inside', () => {
     expect(captureValue('{"__proto__":{"password":"x"},"q":1}', capture())).toBe(
       '{"__proto__":{"password":"[REDACTED]"},"q":1}',
