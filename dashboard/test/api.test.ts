@@ -122,6 +122,9 @@ describe('JSON API', () => {
     );
     expect(page.calls.map((c) => c.streak)).toEqual([8, 9]);
     expect((await get<{ error: string }>('/api/session', 400)).error).toBe('scope is required');
+    expect((await get<{ error: string }>('/api/session?scope=', 400)).error).toBe(
+      'scope is required',
+    );
   });
 
   it('/api/series picks a bucket from the range or takes one', async () => {

@@ -43,7 +43,8 @@ export function apiRoutes(store: Store): Hono {
   );
   app.get('/session', async (c) => {
     const q = query(c);
-    if (q.scope === undefined) throw new HttpError(400, 'scope is required');
+    // calls without a scope are in no session (the sessions list leaves them out)
+    if (!q.scope) throw new HttpError(400, 'scope is required');
     return c.json(await sessionDetail(store, q.scope, q));
   });
   app.get('/series', async (c) => {
