@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { type RunningDashboard, startDashboard } from '../../src/server/index.js';
+import { type SeedSession, seed } from './seed.js';
 
 /** dashboard/ */
 export const DASHBOARD_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -67,3 +69,50 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Formats an integer the way the UI does ("1,234"). */
 export const fmtInt = (n: number) => new Intl.NumberFormat('en-US').format(n);
+
+/** A dashboard with seeded data and one Chromium page on it. */
+export interface UiSession {
+  dash: RunningDashboard;
+  browser: Browser;
+  page: Page;
+}
+
+/**
+ * Builds the UI if stale, starts a dashboard on `db`, seeds `sessions` from `agoMs` before now,
+ * and opens a page of `viewport` size whose errors go to `pageErrors`.
+ */
+export async function startUiSession(options: {
+  db: string;
+  sessions: SeedSession[];
+  agoMs: number;
+  viewport: { width: number; height: number };
+  pageErrors: string[];
+}): Promise<UiSession> {
+  buildUiIfStale();
+  const dash = await startDashboard({ port: 0, db: options.db, uiDir: UI_DIR });
+  let browser: Browser | undefined;
+  try {
+    await seed(dash.url, options.sessions, Date.now() - options.agoMs);
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: options.viewport });
+    const page = await context.newPage();
+    collectPageErrors(page, options.pageErrors);
+    return { dash, browser, page };
+  } catch (error) {
+    await closeUiSession({ dash, browser });
+    throw error;
+  }
+}
+
+/** Closes what `startUiSession` opened (each part if it was opened) and removes `dir` if given. */
+export async function closeUiSession(ui: Partial<UiSession>, dir?: string): Promise<void> {
+  await ui.browser?.close();
+  await ui.dash?.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Loads the UI afresh (filters and range back to their defaults) at a hash route. */
+export async function openRoute(page: Page, dash: RunningDashboard, route: string): Promise<void> {
+  await page.goto('about:blank');
+  await page.goto(`${dash.url}/${route}`);
+}

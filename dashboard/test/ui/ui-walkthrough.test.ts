@@ -1,23 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDashboard } from '../../src/server/index.js';
-import {
-  buildUiIfStale,
-  collectPageErrors,
-  launchChromium,
-  screenshot,
-  UI_DIR,
-} from './harness.js';
-import { type SeedCall, type SeedSession, seed, signatureOf } from './seed.js';
+import type { RunningDashboard } from '../../src/server/index.js';
+import { closeUiSession, openRoute, screenshot, startUiSession } from './harness.js';
+import { type SeedCall, type SeedSession, signatureOf } from './seed.js';
 
 // Fixes from a user walkthrough at a 1280 px window, with data shaped like the demo agent's.
-
-type Dashboard = Awaited<ReturnType<typeof startDashboard>>;
-
-const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000, interval: 100 });
 
 const SERVICE = 'research-agent';
 const LONG_TOOL = 'mcp__github__search_pull_requests_by_label';
@@ -54,19 +44,18 @@ const RUNS: SeedSession[] = [
   },
 ];
 
+const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000, interval: 100 });
+
 describe('dashboard UI walkthrough fixes in Chromium (1280 px)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'loopguard-ui-walk-'));
   const longSignature = signatureOf(LONG_TOOL, longArgs);
-  let dash: Dashboard;
+  let dash: RunningDashboard;
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];
   const hash = () => new URL(page.url()).hash;
   const rows = () => page.locator('table.data-table tbody tr');
-  const open = async (route: string) => {
-    await page.goto('about:blank');
-    await page.goto(`${dash.url}/${route}`);
-  };
+  const open = (route: string) => openRoute(page, dash, route);
   /** Widths that tell whether the page needs sideways scrolling. */
   const widths = async () => ({
     ...(await page.evaluate<{ page: number; window: number }>(
@@ -77,20 +66,16 @@ describe('dashboard UI walkthrough fixes in Chromium (1280 px)', () => {
   });
 
   beforeAll(async () => {
-    buildUiIfStale();
-    dash = await startDashboard({ port: 0, db: join(dir, 'walk.duckdb'), uiDir: UI_DIR });
-    await seed(dash.url, RUNS, Date.now() - 10 * 60_000);
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    collectPageErrors(page, pageErrors);
+    ({ dash, browser, page } = await startUiSession({
+      db: join(dir, 'walk.duckdb'),
+      sessions: RUNS,
+      agoMs: 10 * 60_000,
+      viewport: { width: 1280, height: 800 },
+      pageErrors,
+    }));
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await dash?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeUiSession({ dash, browser }, dir));
 
   it('the hotspots table fits a 1280 px window; long text is cut with the full text in a title', async () => {
     await open('#/hotspots');

@@ -1,16 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDashboard } from '../../src/server/index.js';
+import { type RunningDashboard, startDashboard } from '../../src/server/index.js';
 import {
-  buildUiIfStale,
-  collectPageErrors,
+  closeUiSession,
   fmtInt,
-  launchChromium,
+  openRoute,
   SCREENSHOT_DIR,
   screenshot,
+  startUiSession,
   UI_DIR,
 } from './harness.js';
 import {
@@ -23,41 +23,30 @@ import {
   XSS_VALUE,
 } from './seed.js';
 
-type Dashboard = Awaited<ReturnType<typeof startDashboard>>;
-
 const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000, interval: 100 });
 
 describe('dashboard UI in Chromium', () => {
   const dir = mkdtempSync(join(tmpdir(), 'loopguard-ui-'));
   const expected = expectedTotals(SESSIONS);
   const grepSignature = signatureOf('grep', { pattern: 'TODO', path: 'src' });
-  let dash: Dashboard;
+  let dash: RunningDashboard;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   const pageErrors: string[] = [];
   const hash = () => new URL(page.url()).hash;
-  /** Loads the UI afresh (filters and range back to their defaults) at a hash route. */
-  const open = async (route: string) => {
-    await page.goto('about:blank');
-    await page.goto(`${dash.url}/${route}`);
-  };
+  const open = (route: string) => openRoute(page, dash, route);
 
   beforeAll(async () => {
-    buildUiIfStale();
-    dash = await startDashboard({ port: 0, db: join(dir, 'ui.duckdb'), uiDir: UI_DIR });
-    await seed(dash.url, SESSIONS, Date.now() - 5 * 60_000);
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    page = await context.newPage();
-    collectPageErrors(page, pageErrors);
+    ({ dash, browser, page } = await startUiSession({
+      db: join(dir, 'ui.duckdb'),
+      sessions: SESSIONS,
+      agoMs: 5 * 60_000,
+      viewport: { width: 1440, height: 900 },
+      pageErrors,
+    }));
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await dash?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeUiSession({ dash, browser }, dir));
 
   it('overview shows the seeded totals as cards and the decisions chart', async () => {
     await open('#/overview');
