@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { quietRepeats } from '../src/server/error-log.js';
 
+/** A quietRepeats with a 60 s window on the clock `now`, printing into `lines`. */
+function collecting(now: () => number = () => 0) {
+  const lines: string[] = [];
+  const report = quietRepeats((...args) => lines.push(args.map(String).join(' ')), 60_000, now);
+  return { lines, report };
+}
+
 describe('quietRepeats', () => {
   it('prints a message once per window while it repeats, then counts what it held back', () => {
-    const lines: string[] = [];
     let t = 0;
-    const report = quietRepeats(
-      (...args) => lines.push(args.map(String).join(' ')),
-      60_000,
-      () => t,
-    );
+    const { lines, report } = collecting(() => t);
     const disk = new Error('IO Error: No space left on device');
     report(disk);
     for (let i = 0; i < 5; i++) {
@@ -32,12 +34,7 @@ describe('quietRepeats', () => {
   });
 
   it('prints non-Error values and keeps its memory bounded', () => {
-    const lines: string[] = [];
-    const report = quietRepeats(
-      (...args) => lines.push(args.map(String).join(' ')),
-      60_000,
-      () => 0,
-    );
+    const { lines, report } = collecting();
     for (let i = 0; i < 250; i++) report(`failure ${'x'.repeat(i)}`);
     expect(lines).toHaveLength(250);
     report(`failure ${'x'.repeat(249)}`);
@@ -45,12 +42,7 @@ describe('quietRepeats', () => {
   });
 
   it('takes messages that differ only in their numbers for one', () => {
-    const lines: string[] = [];
-    const report = quietRepeats(
-      (...args) => lines.push(args.map(String).join(' ')),
-      60_000,
-      () => 0,
-    );
+    const { lines, report } = collecting();
     report(new Error('Invalid Input Error: in file ".stage/batch-12.ndjson" line 3'));
     report(new Error('Invalid Input Error: in file ".stage/batch-13.ndjson" line 7'));
     expect(lines).toHaveLength(1);
