@@ -175,38 +175,36 @@ export class GroupWriter {
     const { fields, deltas } = computeDeltas(spans);
     const base = join(this.options.stageDir, `batch-${this.seq++}`);
     const statements: string[] = [];
-    if (spans.length) {
-      const lines: string[] = [];
-      let longest = 0;
-      for (let i = 0; i < spans.length; i++) {
-        const line = stageLine(spans[i]!, fields[i]!);
-        if (line.length > longest) longest = line.length;
-        lines.push(line);
-      }
-      files.push(`${base}.ndjson`);
-      writeFileSync(`${base}.ndjson`, lines.join('\n'));
-      statements.push(insertFromStageSql(`${base}.ndjson`, longest * 3));
-    }
     // values go through files, never into SQL text (a NUL would cut the statement short)
-    const stageRows = (
+    const stageLines = (
       suffix: string,
-      rows: Iterable<object>,
-      sql: (f: string, longestLine: number) => string,
+      lines: string[],
+      sql: (file: string, longestLine: number) => string,
     ) => {
-      const lines: string[] = [];
-      let longest = 0;
-      for (const r of rows) {
-        const line = JSON.stringify(r);
-        if (line.length > longest) longest = line.length;
-        lines.push(line);
-      }
       if (lines.length === 0) return;
+      let longest = 0;
+      for (const line of lines) if (line.length > longest) longest = line.length;
       const file = `${base}.${suffix}`;
       files.push(file);
       writeFileSync(file, lines.join('\n'));
-      // up to 3 UTF-8 bytes per UTF-16 unit, as for the spans
+      // read_json's buffer in bytes: up to 3 UTF-8 bytes per UTF-16 unit
       statements.push(sql(file, longest * 3));
     };
+    const stageRows = (
+      suffix: string,
+      rows: Iterable<object>,
+      sql: (file: string, longestLine: number) => string,
+    ) =>
+      stageLines(
+        suffix,
+        Array.from(rows, (r) => JSON.stringify(r)),
+        sql,
+      );
+    stageLines(
+      'ndjson',
+      spans.map((span, i) => stageLine(span, fields[i]!)),
+      insertFromStageSql,
+    );
     stageRows('rollup', deltas.rollup.values(), rollupUpsertSql);
     stageRows('sessions', deltas.sessionRollup.values(), sessionRollupUpsertSql);
     stageRows('counters', counterRows(deltas, rejected), counterUpsertSql);
