@@ -1,5 +1,5 @@
 import type { Hotspot, Page } from '../../store/types.js';
-import { ActionCount, type CountedAction } from '../components/ActionCount.js';
+import { countOf } from '../components/ActionCount.js';
 import { Clipped, ShortTime, SignatureCode } from '../components/CellText.js';
 import { type Column, DataTable } from '../components/DataTable.js';
 import { EmptyState } from '../components/EmptyState.js';
@@ -15,10 +15,6 @@ import { useResource } from '../models/use-resource.js';
 type Key = keyof Hotspot;
 
 const table = createTableState<Key>('calls');
-
-const count = (key: 'nudges' | 'warns' | 'blocks' | 'halts') => (h: Hotspot) => (
-  <ActionCount action={key.slice(0, -1) as CountedAction} n={h[key]} />
-);
 
 const COLUMNS: Column<Hotspot, Key>[] = [
   { key: 'tool', label: 'Tool', render: (h) => <Clipped text={h.tool} /> },
@@ -42,15 +38,15 @@ const COLUMNS: Column<Hotspot, Key>[] = [
     numeric: true,
     render: (h) => fmtInt(h.longestStreak),
   },
-  { key: 'nudges', label: 'Nudges', numeric: true, render: count('nudges') },
-  { key: 'warns', label: 'Warns', numeric: true, render: count('warns') },
-  { key: 'blocks', label: 'Blocks', numeric: true, render: count('blocks') },
+  { key: 'nudges', label: 'Nudges', numeric: true, render: countOf('nudges') },
+  { key: 'warns', label: 'Warns', numeric: true, render: countOf('warns') },
+  { key: 'blocks', label: 'Blocks', numeric: true, render: countOf('blocks') },
   {
     key: 'halts',
     label: 'Halts',
     numeric: true,
     title: 'Calls with a halt decision (the run was stopped)',
-    render: count('halts'),
+    render: countOf('halts'),
   },
   { key: 'sessions', label: 'Sessions', numeric: true, render: (h) => fmtInt(h.sessions) },
   {

@@ -1,7 +1,7 @@
 import { effect } from '@preact/signals';
 import type { Page, SessionRow } from '../../store/types.js';
 import { ActionBadge } from '../components/ActionBadge.js';
-import { ActionCount } from '../components/ActionCount.js';
+import { countOf } from '../components/ActionCount.js';
 import { Clipped, ShortTime } from '../components/CellText.js';
 import { type Column, DataTable } from '../components/DataTable.js';
 import { EmptyState } from '../components/EmptyState.js';
@@ -79,19 +79,19 @@ const COLUMNS: Column<SessionRow, Key>[] = [
     key: 'nudges',
     label: 'Nudges',
     numeric: true,
-    render: (s) => <ActionCount action="nudge" n={s.nudges} />,
+    render: countOf('nudges'),
   },
   {
     key: 'warns',
     label: 'Warns',
     numeric: true,
-    render: (s) => <ActionCount action="warn" n={s.warns} />,
+    render: countOf('warns'),
   },
   {
     key: 'blocks',
     label: 'Blocks',
     numeric: true,
-    render: (s) => <ActionCount action="block" n={s.blocks} />,
+    render: countOf('blocks'),
   },
   {
     key: 'start',
