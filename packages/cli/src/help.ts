@@ -1,15 +1,23 @@
+/** The usage lines of each command, shared by the general and the command's own help. */
+const USAGE = {
+  replay: `  loopguard replay FILE.jsonl [--config F] [--json] [--all]
+  loopguard replay --otlp FILE.json [--config F] [--json] [--all]`,
+  config: `  loopguard config check [FILE]`,
+  dashboard: `  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
+                      [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
+                      [--store clickhouse://...]`,
+  demo: `  loopguard demo [--port 4318] [--host 127.0.0.1] [--db .loopguard/demo.duckdb]
+                 [--interval-ms 1500]`,
+};
+
 /** `loopguard --help`: every command in short. */
 export const GENERAL_HELP = `loopguard — catch LLM agents repeating themselves
 
 Usage:
-  loopguard replay FILE.jsonl [--config F] [--json] [--all]
-  loopguard replay --otlp FILE.json [--config F] [--json] [--all]
-  loopguard config check [FILE]
-  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
-                      [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
-                      [--store clickhouse://...]
-  loopguard demo [--port 4318] [--host 127.0.0.1] [--db .loopguard/demo.duckdb]
-                 [--interval-ms 1500]
+${USAGE.replay}
+${USAGE.config}
+${USAGE.dashboard}
+${USAGE.demo}
   loopguard --help | --version
   loopguard COMMAND --help       the usage and options of one command
 
@@ -30,8 +38,7 @@ export type HelpCommand = 'replay' | 'config' | 'dashboard' | 'demo';
 /** `loopguard <command> --help`: the usage and options of one command. */
 export const COMMAND_HELP: Record<HelpCommand, string> = {
   replay: `Usage:
-  loopguard replay FILE.jsonl [--config F] [--json] [--all]
-  loopguard replay --otlp FILE.json [--config F] [--json] [--all]
+${USAGE.replay}
 
 Runs a recorded session through the repetition engine and shows what it decides.
 Input lines are calls {"scope"?, "tool", "args"?, "ok"?, "result"?, "ran"?} or
@@ -47,7 +54,7 @@ Options:
 Exit codes: 0 ok, 1 bad usage or config, 2 some input lines were bad (the rest replayed).
 `,
   config: `Usage:
-  loopguard config check [FILE]
+${USAGE.config}
 
 Validates a config file strictly and names each bad key and value. Without FILE it
 checks the file loopguard would load: LOOPGUARD_CONFIG, else loopguard.config.json
@@ -59,9 +66,7 @@ Options:
 Exit codes: 0 valid, 1 missing file or problems found.
 `,
   dashboard: `Usage:
-  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
-                      [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
-                      [--store clickhouse://...]
+${USAGE.dashboard}
 
 Starts the OTLP/HTTP receiver (POST /v1/traces), the store, the UI, the JSON API and
 /metrics; runs until Ctrl-C.
@@ -80,8 +85,7 @@ Options:
   -h, --help            this help
 `,
   demo: `Usage:
-  loopguard demo [--port 4318] [--host 127.0.0.1] [--db .loopguard/demo.duckdb]
-                 [--interval-ms 1500]
+${USAGE.demo}
 
 Starts the dashboard and the scripted looping agent (examples/looping-agent) feeding
 it, until Ctrl-C.
