@@ -138,11 +138,12 @@ describe('duckdb file store', () => {
     await store.close();
   });
 
-  it('opens a file written before attributes were lifted into columns', async () => {
+  it('opens a file written before attributes were lifted into columns or hotspots totalled', async () => {
     const path = join(dir, 'old-schema.duckdb');
     const oldSchema = SCHEMA_SQL.replace(/,\s*"LiftedAttributes" INTEGER NOT NULL DEFAULT 0/, '')
       .replace(/,\s*"HotspotKey" UHUGEINT/, '')
-      .replace(/,\s*"Key" UHUGEINT/, '');
+      .replace(/,\s*"Key" UHUGEINT/, '')
+      .replace(/CREATE TABLE IF NOT EXISTS loopguard_hotspot_totals \([^;]*\);/, '');
     expect(oldSchema).not.toMatch(/LiftedAttributes|HotspotKey|"Key"/);
     const instance = await DuckDBInstance.create(path);
     const conn = await instance.connect();

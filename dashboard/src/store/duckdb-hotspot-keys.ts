@@ -18,22 +18,35 @@ const MAX_CANDIDATES = 2000;
 const inKeys = (column: string) =>
   `${column} IN (SELECT unnest(string_split($keys, ','))::UHUGEINT)`;
 
+/** A page's normalized paging and sort. */
+type PageSpec = ReturnType<typeof normalizePage>;
+
+/** What the first query of a keyed page found. */
+export interface Picked {
+  /** Keys with calls in the range (of those the query grouped). */
+  total: number;
+  /** Keys strictly before the page's first row. */
+  before: number;
+  /** Keys from the page's first row to its last, with every key tied with either. */
+  n: number;
+  /** Those keys; undefined when more than MAX_CANDIDATES. */
+  keys: bigint[] | undefined;
+  /** Calls of the page's last row (0 when the rows end before it). */
+  lastCalls: number;
+}
+
 /**
- * The page of a numeric sort, chosen by hotspot key: DuckDB groups the 128-bit key several times
- * faster than the three names it stands for. The first query aggregates the sort column (and calls,
- * the first tie-break) per key, and takes as candidates the keys from the page's first row to its
+ * The first query of a keyed page over `g`, the sort column (and calls, the first tie-break) per
+ * key: `head` holds the WITH clause up to g (`WITH` alone, or common tables and a comma), and
+ * `select` more columns to answer, found in `more`. Takes the keys from the page's first row to its
  * last, with every key tied with either on both: the names, the last tie-breaks, are not read for
- * the other keys. The second aggregates every column of the candidates by key and names, orders
- * them in full and cuts the page, while a third counts their sessions from the spans. Returns
- * undefined (the caller groups by the names instead) when more than MAX_CANDIDATES tie, or when two
- * names of the candidates share a key.
+ * the other keys.
  */
-export async function keyedPage(
+export async function pickKeys(
   read: Reader,
-  filter: QueryFilter,
-  p: ReturnType<typeof normalizePage>,
-  range: Params,
-): Promise<Page<Hotspot> | undefined> {
+  p: PageSpec,
+  query: { head: string; g: string; params: Params; select?: string },
+): Promise<Picked & { more: Record<string, unknown> }> {
   const sort = `"${p.sort}"`;
   const op = p.order === 'asc' ? '<' : '>';
   // a strictly before b in the page's order, names aside
@@ -42,42 +55,85 @@ export async function keyedPage(
   const bound = (offset: number) =>
     `SELECT ${p.sort === 'calls' ? 'calls' : `${sort}, calls`} FROM g
     ORDER BY ${sort} ${p.order}, calls DESC LIMIT 1 OFFSET ${offset}`;
-  const params: Params = { ...range };
   const [picked] = await read(
-    `${partsSql(filter, params, { names: false, key: true })},
-    g AS MATERIALIZED (SELECT k, ${columns(['calls', ...sortColumn(p.sort)])} FROM parts GROUP BY k),
+    `${query.head} g AS MATERIALIZED (${query.g}),
     first AS (${bound(p.offset)}),
     last AS (${bound(p.offset + p.limit - 1)}),
     candidates AS (
       SELECT g.k FROM g CROSS JOIN first LEFT JOIN last ON true
       WHERE NOT ${before('g', 'first')} AND (last.calls IS NULL OR NOT ${before('last', 'g')})
     )
-    SELECT (SELECT count(*) FROM g) AS total,
+    SELECT (SELECT count(*) FROM g) AS total, (SELECT calls FROM last) AS "lastCalls",
       (SELECT count(*) FROM g CROSS JOIN first WHERE ${before('g', 'first')}) AS before,
       (SELECT count(*) FROM candidates) AS n,
-      (SELECT string_agg(k::VARCHAR, ',') FROM candidates
-        WHERE (SELECT count(*) FROM candidates) <= ${MAX_CANDIDATES}) AS keys`,
-    params,
+      (SELECT list(k) FROM candidates
+        WHERE (SELECT count(*) FROM candidates) <= ${MAX_CANDIDATES}) AS keys
+      ${query.select ? `, ${query.select}` : ''}`,
+    query.params,
   );
-  const total = num(picked?.total);
-  const n = num(picked?.n);
-  if (n === 0) return { rows: [], total };
-  if (n > MAX_CANDIDATES) return undefined;
-  const keyParams: Params = { ...range, keys: String(picked?.keys) };
+  return {
+    total: num(picked?.total),
+    before: num(picked?.before),
+    n: num(picked?.n),
+    keys: (picked?.keys ?? undefined) as bigint[] | undefined,
+    lastCalls: num(picked?.lastCalls),
+    more: picked ?? {},
+  };
+}
+
+/**
+ * The page of a numeric sort, chosen by hotspot key: DuckDB groups the 128-bit key several times
+ * faster than the three names it stands for. pickKeys aggregates the sort column per key over the
+ * range; pageRows cuts the page. Returns undefined (the caller groups by the names instead) when
+ * more than MAX_CANDIDATES tie, or when two names of the candidates share a key.
+ */
+export async function keyedPage(
+  read: Reader,
+  filter: QueryFilter,
+  p: PageSpec,
+  range: Params,
+): Promise<Page<Hotspot> | undefined> {
+  const params: Params = { ...range };
+  const picked = await pickKeys(read, p, {
+    head: `${partsSql(filter, params, { names: false, key: true })},`,
+    g: `SELECT k, ${columns(['calls', ...sortColumn(p.sort)])} FROM parts GROUP BY k`,
+    params,
+  });
+  return pageRows(read, filter, p, range, picked, picked.total);
+}
+
+/**
+ * The rows of a page from the keys pickKeys found: aggregates every column of them by key and
+ * names, orders them in full and cuts the page, while a second query counts their sessions from the
+ * spans. Undefined when more than MAX_CANDIDATES tie, or when two names of them share a key.
+ */
+export async function pageRows(
+  read: Reader,
+  filter: QueryFilter,
+  p: PageSpec,
+  range: Params,
+  picked: Picked,
+  total: number,
+): Promise<Page<Hotspot> | undefined> {
+  if (picked.n === 0) return { rows: [], total };
+  if (!picked.keys) return undefined;
+  // joined here: DuckDB takes about half a millisecond to cast one UHUGEINT to text
+  const keys = picked.keys.join(',');
+  const keyParams: Params = { ...range, keys };
   const [rows, sessions] = await Promise.all([
     read(
       `${partsSql(filter, keyParams, { names: true, key: true, extra: inKeys })}
       SELECT k, service, tool, signature,
         ${columns(Object.keys(AGGREGATES) as Aggregated[])}, count(*) OVER () AS groups
       FROM parts GROUP BY k, service, tool, signature
-      ORDER BY ${sort} ${p.order}, calls DESC, signature, service, tool
-      LIMIT ${p.limit} OFFSET ${p.offset - num(picked?.before)}`,
+      ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool
+      LIMIT ${p.limit} OFFSET ${p.offset - picked.before}`,
       keyParams,
     ),
-    sessionsByKey(read, filter, String(picked?.keys)),
+    sessionsByKey(read, filter, keys),
   ]);
   // two names of one key: the keys cannot tell these hotspots apart
-  if (rows.length > 0 && num(rows[0]?.groups) !== n) return undefined;
+  if (rows.length > 0 && num(rows[0]?.groups) !== picked.n) return undefined;
   return { total, rows: rows.map((r) => hotspotRow(r, sessions.get(String(r.k)) ?? 0)) };
 }
 

@@ -75,9 +75,14 @@ function rawEdge(
  * (`$from`, `$fullFrom`, `$fullTo` and `$to` in `params`).
  */
 export function partsSql(filter: QueryFilter, params: Params, shape: PartsShape): string {
+  return `WITH ${partsCte(filter, params, shape)}`;
+}
+
+/** `parts AS (...)` of partsSql, to follow other common tables. */
+export function partsCte(filter: QueryFilter, params: Params, shape: PartsShape): string {
   const extra = shape.extra ? ` AND ${shape.extra('"Key"')}` : '';
   const names = shape.names ? `${NAMES}, "SampleArgs" AS args, ` : '';
-  return `WITH parts AS (
+  return `parts AS (
       SELECT ${shape.key ? '"Key" AS k, ' : ''}${names}"LoopAction" AS action, "Calls" AS calls,
         "MaxStreak" AS streak, "RepeatNs" AS repeat_ns, "FirstMs" AS first_ms, "LastMs" AS last_ms
       FROM loopguard_hotspots_hourly ${rollupWhere(filter, params)}${extra}

@@ -7,6 +7,7 @@ import {
   partsSql,
   sortColumn,
 } from './duckdb-hotspot-parts.js';
+import { prunedPage } from './duckdb-hotspot-pruned.js';
 import { COUNT_ACTIONS, type Reader } from './duckdb-queries.js';
 import { callWhere, num, type Params } from './duckdb-sql.js';
 import { HOTSPOT_SORTS, normalizePage } from './paging.js';
@@ -51,9 +52,10 @@ async function countRaw(read: Reader, filter: QueryFilter): Promise<number> {
 
 /**
  * Hotspots from the hourly rollup (maintained on insert) for the whole hours of the range, plus the
- * span table for the partial hours at both ends. Sorted by a number, the page is chosen by hotspot
- * key (see keyedPage); sorted by a name, or when the keyed page cannot be told exactly, by the
- * names themselves (see namedPage).
+ * span table for the partial hours at both ends. Sorted by calls, descending, the page is looked for
+ * among the keys with the most calls over everything stored (see prunedPage); otherwise, or when
+ * that cannot prove the page, sorted by a number it is chosen by hotspot key (see keyedPage); sorted
+ * by a name, or when the keyed page cannot be told exactly, by the names themselves (see namedPage).
  */
 export async function queryHotspots(
   read: Reader,
@@ -74,6 +76,7 @@ export async function queryHotspots(
   };
   const byName = p.sort === 'service' || p.sort === 'tool' || p.sort === 'signature';
   return (
+    (await prunedPage(read, filter, p, range)) ??
     (byName ? undefined : await keyedPage(read, filter, p, range)) ??
     namedPage(read, filter, p, range)
   );

@@ -64,6 +64,12 @@ CREATE TABLE IF NOT EXISTS loopguard_hotspots_hourly (
   "LastMs" BIGINT NOT NULL, "SampleArgs" VARCHAR NOT NULL, "Key" UHUGEINT,
   PRIMARY KEY ("Hour", "ServiceName", "ToolName", "Signature", "LoopAction")
 );
+CREATE TABLE IF NOT EXISTS loopguard_hotspot_totals (
+  "Key" UHUGEINT PRIMARY KEY, "ServiceName" VARCHAR NOT NULL, "ToolName" VARCHAR NOT NULL,
+  "Calls" BIGINT NOT NULL, "Allows" BIGINT NOT NULL, "Nudges" BIGINT NOT NULL,
+  "Warns" BIGINT NOT NULL, "Blocks" BIGINT NOT NULL, "Halts" BIGINT NOT NULL,
+  "FirstMs" BIGINT NOT NULL, "LastMs" BIGINT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS loopguard_sessions_hourly (
   "Hour" BIGINT NOT NULL, "LoopScope" VARCHAR NOT NULL, "ServiceName" VARCHAR NOT NULL,
   "ConversationId" VARCHAR NOT NULL, "Calls" BIGINT NOT NULL, "MaxStreak" INTEGER NOT NULL,
@@ -138,7 +144,7 @@ export const STAGE_COLUMNS: Record<string, string> = {
  * read_json's `maximum_object_size` for a staged file whose longest line has `longestLine` bytes
  * (its default of 16 MiB refuses longer lines; a larger buffer than needed costs time per call).
  */
-function objectSize(longestLine: number): number {
+export function objectSize(longestLine: number): number {
   let bufferBytes = 1 << 20;
   while (bufferBytes <= longestLine + 1) bufferBytes *= 2;
   return bufferBytes;

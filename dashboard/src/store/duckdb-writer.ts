@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { type CounterDeltas, computeDeltas, sumRejected } from './counter-deltas.js';
 import { uniqueSpans, unstoredSpans } from './duckdb-dedup.js';
+import { totalsUpsertSql } from './duckdb-hotspot-totals.js';
 import {
   counterUpsertSql,
   haltedInsertSql,
@@ -205,7 +206,11 @@ export class GroupWriter {
       spans.map((span, i) => stageLine(span, fields[i]!)),
       insertFromStageSql,
     );
-    stageRows('rollup', deltas.rollup.values(), rollupUpsertSql);
+    stageRows(
+      'rollup',
+      deltas.rollup.values(),
+      (file, longest) => `${rollupUpsertSql(file, longest)};\n${totalsUpsertSql(file, longest)}`,
+    );
     stageRows('sessions', deltas.sessionRollup.values(), sessionRollupUpsertSql);
     stageRows('counters', counterRows(deltas, rejected), counterUpsertSql);
     const halted = [...deltas.haltedScopes.values()].map((h) => ({ s: h.service, scope: h.scope }));

@@ -5,6 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { HOUR_MS } from './counter-deltas.js';
 import { counterSnapshot } from './counter-snapshot.js';
 import { loadRecentKeys } from './duckdb-dedup.js';
+import { fillHotspotTotals, TOTALS_RETAIN_SQL } from './duckdb-hotspot-totals.js';
 import { queryHotspots } from './duckdb-hotspots.js';
 import {
   queryFacets,
@@ -56,6 +57,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
   await writer.run(async (c) => {
     await c.run(SCHEMA_SQL);
     await c.run(MIGRATE_SQL);
+    await fillHotspotTotals(c);
     // fewer, larger checkpoints: commits only append to the WAL until it holds 256 MB
     await c.run("SET checkpoint_threshold = '256MB'");
   });
@@ -105,6 +107,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
           const r = await c.run(`DELETE FROM otel_traces WHERE "StartMs" < $cutoff`, { cutoff });
           await c.run(`DELETE FROM loopguard_hotspots_hourly WHERE "Hour" <= $hour`, { hour });
           await c.run(ROLLUP_REBUILD_HOUR_SQL, { hour });
+          for (const sql of TOTALS_RETAIN_SQL) await c.run(sql, { hour });
           await c.run(`DELETE FROM loopguard_sessions_hourly WHERE "Hour" <= $hour`, { hour });
           await c.run(SESSION_ROLLUP_REBUILD_HOUR_SQL, { hour });
           await c.run('COMMIT');

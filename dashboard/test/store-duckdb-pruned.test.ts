@@ -1,0 +1,249 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDuckDbStore } from '../src/store/duckdb.js';
+import { prunedPage } from '../src/store/duckdb-hotspot-pruned.js';
+import type { Reader } from '../src/store/duckdb-queries.js';
+import { HOTSPOT_SORTS, normalizePage } from '../src/store/paging.js';
+import type { Hotspot, LoopAction, QueryFilter, SpanRecord } from '../src/store/types.js';
+import { makeToolSpan } from './span-fixtures.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopguard-pruned-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const T0 = Date.UTC(2026, 2, 1);
+
+/** mulberry32: the same spans on every run. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Twelve hours of calls as agents make them: a few signatures called all day, some called a few
+ * times, and a long tail called once; two services, three tools, every action.
+ */
+function agentSpans(): SpanRecord[] {
+  const next = random(7);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
+  const actions: LoopAction[] = ['allow', 'allow', 'allow', 'nudge', 'warn', 'block', 'halt'];
+  const spans: SpanRecord[] = [];
+  const calls = (name: string, n: number, fromMs: number, spanMs: number) => {
+    const service = pick(['svc-0', 'svc-1']);
+    const tool = pick(['grep', 'read_file', 'fetch']);
+    for (let i = 0; i < n; i++) {
+      spans.push(
+        makeToolSpan({
+          tool,
+          service,
+          signature: `${tool}:${name}`,
+          action: pick(actions),
+          scope: `run-${Math.floor(next() * 40)}`,
+          timeMs: fromMs + Math.floor(next() * spanMs),
+        }),
+      );
+    }
+  };
+  for (let i = 0; i < 12; i++) calls(`heavy-${i}`, 20 + Math.floor(next() * 40), T0, 12 * HOUR);
+  for (let i = 0; i < 80; i++) {
+    calls(`medium-${i}`, 2 + Math.floor(next() * 8), T0 + Math.floor(next() * 9) * HOUR, 3 * HOUR);
+  }
+  for (let i = 0; i < 400; i++) calls(`tail-${i}`, 1, T0, 12 * HOUR);
+  return spans;
+}
+
+/** A reader over a closed store's file, as the store reads it. */
+async function fileReader(path: string) {
+  const instance = await DuckDBInstance.create(path);
+  const conn = await instance.connect();
+  const read: Reader = async (sql, params) =>
+    (await conn.runAndReadAll(sql, params as never)).getRowObjectsJS();
+  const close = () => {
+    conn.closeSync();
+    instance.closeSync();
+  };
+  return { read, conn, close };
+}
+
+/** The range parameters queryHotspots hands to its page functions. */
+function rangeOf(filter: QueryFilter) {
+  return {
+    fullFrom: BigInt(Math.ceil(filter.from / HOUR) * HOUR),
+    fullTo: BigInt(Math.floor(filter.to / HOUR) * HOUR),
+    from: BigInt(filter.from),
+    to: BigInt(filter.to),
+  };
+}
+
+/** Rows with the same hotspots in the same order; `sampleArgs` may be any call's. */
+const comparable = (rows: Hotspot[]) => rows.map(({ sampleArgs: _, ...row }) => row);
+
+const ranges: [string, QueryFilter][] = [
+  ['the whole day', { from: T0, to: T0 + 12 * HOUR }],
+  ['partial hours at both ends', { from: T0 + 17 * MIN, to: T0 + 9 * HOUR + 5 * MIN }],
+  ['three hours in the middle', { from: T0 + 4 * HOUR, to: T0 + 7 * HOUR }],
+];
+const filters: Omit<QueryFilter, 'from' | 'to'>[] = [
+  {},
+  { service: 'svc-1' },
+  { tool: 'grep' },
+  { action: 'nudge' },
+  { service: 'svc-0', action: 'warn' },
+];
+const pages = [{ limit: 5 }, { offset: 3, limit: 4 }, { limit: 50 }, { offset: 40, limit: 30 }];
+
+/** Total ordering of (totals) rows, for comparing the table with what the rollup gives. */
+const TOTALS_FROM_ROLLUP = `SELECT "Key", sum("Calls")::BIGINT AS calls, min("FirstMs") AS f, max("LastMs") AS l
+  FROM loopguard_hotspots_hourly GROUP BY 1`;
+const TOTALS_MISMATCHES = `SELECT count(*) AS n FROM (
+  (SELECT "Key", "Calls", "FirstMs", "LastMs" FROM loopguard_hotspot_totals EXCEPT ${TOTALS_FROM_ROLLUP})
+  UNION ALL (${TOTALS_FROM_ROLLUP} EXCEPT SELECT "Key", "Calls", "FirstMs", "LastMs" FROM loopguard_hotspot_totals))`;
+
+describe('duckdb hotspots sorted by calls from the totals', () => {
+  const path = join(dir, 'agents.duckdb');
+
+  it('answers every range, filter and page as the spans do', async () => {
+    const store = await openDuckDbStore({ path });
+    const spans = agentSpans();
+    for (let i = 0; i < spans.length; i += 700) await store.insert(spans.slice(i, i + 700));
+    for (const [name, range] of ranges) {
+      for (const filter of filters) {
+        for (const page of pages) {
+          const label = `${name} ${JSON.stringify(filter)} ${JSON.stringify(page)}`;
+          const got = await store.hotspots({ ...range, ...filter }, page);
+          const fromSpans = await store.hotspots({ ...range, ...filter, search: ':' }, page);
+          expect(got.total, label).toBe(fromSpans.total);
+          expect(comparable(got.rows), label).toEqual(comparable(fromSpans.rows));
+        }
+      }
+    }
+    await store.close();
+  });
+
+  it('proves the page from the totals when the keys with most calls hold it', async () => {
+    const { read, close } = await fileReader(path);
+    try {
+      let proved = 0;
+      // (most keys reach past the three middle hours: those are left to the rollup of the range)
+      for (const [, range] of ranges.slice(0, 2)) {
+        for (const filter of filters) {
+          const f = { ...range, ...filter };
+          const p = normalizePage({ limit: 5 }, HOTSPOT_SORTS, 'calls');
+          const page = await prunedPage(read, f, p, rangeOf(f));
+          if (page) proved++;
+        }
+      }
+      expect(proved).toBe(2 * filters.length);
+      const whole = ranges[0]![1];
+      const p = normalizePage({ limit: 5 }, HOTSPOT_SORTS, 'calls');
+      const page = await prunedPage(read, whole, p, rangeOf(whole));
+      expect(page?.rows.map((r) => r.signature.split(':')[1])).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^heavy-/)]),
+      );
+      // only sort=calls descending, without search or signature filter
+      for (const [page2, f2] of [
+        [{ sort: 'calls', order: 'asc' }, whole],
+        [{ sort: 'warns' }, whole],
+        [{}, { ...whole, search: 'grep' }],
+        [{}, { ...whole, signature: 'grep:heavy-1' }],
+      ] as const) {
+        const np = normalizePage(page2, HOTSPOT_SORTS, 'calls');
+        expect(await prunedPage(read, f2, np, rangeOf(f2))).toBeUndefined();
+      }
+    } finally {
+      close();
+    }
+  });
+
+  it('proves a page that the keys with most calls in all do not hold', async () => {
+    const path = join(dir, 'ties.duckdb');
+    const store = await openDuckDbStore({ path });
+    // 250 signatures called twice in the range (and once before it) are the first candidates; 250
+    // called twice, both in the range, are left out with as many calls as the page's last row, and
+    // every row of the page is one of them (they sort first by signature)
+    const call = (name: string, i: number, hour: number) =>
+      makeToolSpan({ signature: `grep:${name}-${i}`, timeMs: T0 + hour * HOUR + i * 1000 });
+    const spans = Array.from({ length: 250 }, (_, i) => [
+      call('a', i, 5),
+      call('a', i, 6),
+      call('b', i, 1),
+      call('b', i, 5),
+      call('b', i, 6),
+    ]).flat();
+    await store.insert(spans);
+    const range = { from: T0 + 4 * HOUR, to: T0 + 7 * HOUR };
+    const expected = ['0', '1', '10', '100', '101'].map((i) => [`grep:a-${i}`, 2]);
+    const got = await store.hotspots(range, { limit: 5 });
+    expect(got.total).toBe(500);
+    expect(got.rows.map((r) => [r.signature, r.calls])).toEqual(expected);
+    await store.close();
+    const { read, close } = await fileReader(path);
+    try {
+      const p = normalizePage({ limit: 5 }, HOTSPOT_SORTS, 'calls');
+      const page = await prunedPage(read, range, p, rangeOf(range));
+      expect(page?.total).toBe(500);
+      expect(page?.rows.map((r) => [r.signature, r.calls])).toEqual(expected);
+    } finally {
+      close();
+    }
+  });
+
+  it('gives up when more keys than it reads could be on the page', async () => {
+    const path = join(dir, 'many.duckdb');
+    const store = await openDuckDbStore({ path });
+    const spans = Array.from({ length: 2100 }, (_, i) =>
+      makeToolSpan({ signature: `grep:${String(i).padStart(4, '0')}`, timeMs: T0 + 5 * HOUR + i }),
+    );
+    await store.insert(spans);
+    const range = { from: T0 + 4 * HOUR, to: T0 + 7 * HOUR };
+    const got = await store.hotspots(range, { limit: 3 });
+    expect(got.total).toBe(2100);
+    expect(got.rows.map((r) => r.signature)).toEqual(['grep:0000', 'grep:0001', 'grep:0002']);
+    await store.close();
+    const { read, close } = await fileReader(path);
+    try {
+      const p = normalizePage({ limit: 3 }, HOTSPOT_SORTS, 'calls');
+      expect(await prunedPage(read, range, p, rangeOf(range))).toBeUndefined();
+    } finally {
+      close();
+    }
+  });
+
+  it('keeps the totals equal to the rollup through retention and on a file written before them', async () => {
+    const store = await openDuckDbStore({ path });
+    await store.deleteBefore(T0 + 3 * HOUR + 20 * MIN);
+    const whole = ranges[0]![1];
+    for (const page of pages) {
+      const got = await store.hotspots(whole, page);
+      const fromSpans = await store.hotspots({ ...whole, search: ':' }, page);
+      expect(got.total).toBe(fromSpans.total);
+      expect(comparable(got.rows)).toEqual(comparable(fromSpans.rows));
+    }
+    await store.close();
+    let file = await fileReader(path);
+    expect((await file.read(TOTALS_MISMATCHES))[0]?.n).toBe(0n);
+    const [kept] = await file.read('SELECT count(*) AS n FROM loopguard_hotspot_totals');
+    expect(kept?.n).toBeGreaterThan(0n);
+    await file.conn.run('DROP TABLE loopguard_hotspot_totals');
+    file.close();
+    await (await openDuckDbStore({ path })).close();
+    file = await fileReader(path);
+    try {
+      expect((await file.read('SELECT count(*) AS n FROM loopguard_hotspot_totals'))[0]?.n).toBe(
+        kept?.n,
+      );
+      expect((await file.read(TOTALS_MISMATCHES))[0]?.n).toBe(0n);
+    } finally {
+      file.close();
+    }
+  });
+});
