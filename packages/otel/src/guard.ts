@@ -1,5 +1,6 @@
 import { createEngine, type Engine, type EngineOptions } from '@loopguard/engine';
 import { diag, trace } from '@opentelemetry/api';
+import { warnOnce } from './adapters/warn-once.js';
 import type { TraceState } from './call-state.js';
 import { resolveCapture } from './capture.js';
 import { GuardMetrics } from './metrics.js';
@@ -32,6 +33,23 @@ async function flushQuietly(provider: unknown): Promise<void> {
 
 function argsOfDefault(args: readonly unknown[]): unknown {
   return args.length <= 1 ? args[0] : args;
+}
+
+/** The `scope` option's key for one call; a callback that throws leaves it to the context. */
+function scopeOf<A extends unknown[]>(
+  scope: WrapOptions<A, unknown>['scope'],
+  args: A,
+): string | undefined {
+  if (typeof scope !== 'function') return scope;
+  try {
+    return scope(...args);
+  } catch (error) {
+    warnOnce(
+      'loopguard: scope callback of a guarded function failed; using the context scope',
+      error,
+    );
+    return undefined;
+  }
 }
 
 /**
@@ -89,15 +107,12 @@ export function createGuard(options: GuardOptions = {}): Guard {
       return function guarded(this: unknown, ...args: A): Promise<R> {
         let info: ToolCallInfo;
         try {
-          info = {
-            tool,
-            args: argsOf ? argsOf(...args) : argsOfDefault(args),
-            scope: typeof scope === 'function' ? scope(...args) : scope,
-          };
+          info = { tool, args: argsOf ? argsOf(...args) : argsOfDefault(args) };
         } catch (error) {
           state.report(error);
           return Promise.resolve().then(() => fn.apply(this, args));
         }
+        info.scope = scopeOf(scope, args);
         return traceToolCall(state, info, () => fn.apply(this, args), adapter);
       };
     },

@@ -65,7 +65,7 @@ export interface ResultAdapter<T> {
 
 /** Options of `Guard.wrap`. */
 export interface WrapOptions<A extends unknown[], R> {
-  /** Scope key, fixed or computed from the call's arguments. */
+  /** Scope key, fixed or computed from the call's arguments (a callback that throws: context scope). */
   scope?: string | ((...args: A) => string | undefined);
   /** What the engine hashes as the arguments; default: the first argument, or all of them. */
   argsOf?: (...args: A) => unknown;
