@@ -174,8 +174,9 @@ export interface AgentsGuardOptions {
   /** Default: `getGuard()` at call time. */
   guard?: Guard;
   /**
-   * Fixed scope, or one computed per call. Default: the context scope (`withScope`, active span);
-   * when there is none, one scope per agent run (per `RunContext`).
+   * Fixed scope, or one computed per call. Default (also when the callback returns no scope or
+   * throws): the context scope (`withScope`, active span); when there is none, one scope per agent
+   * run (per `RunContext`).
    */
   scope?:
     | string
