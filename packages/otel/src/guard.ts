@@ -78,16 +78,10 @@ export function createGuard(options: GuardOptions = {}): Guard {
       );
     },
   };
-  let flushing: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
-  const forceFlush = (): Promise<void> => {
-    flushing ??= Promise.all([flushQuietly(tracerProvider), flushQuietly(meterProvider)]).then(
-      () => {
-        flushing = undefined;
-      },
-    );
-    return flushing;
-  };
+  // Every call flushes: one still exporting has not taken the spans ended since it started.
+  const forceFlush = (): Promise<void> =>
+    Promise.all([flushQuietly(tracerProvider), flushQuietly(meterProvider)]).then(() => {});
 
   return {
     engine,
