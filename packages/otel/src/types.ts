@@ -7,7 +7,7 @@ import type { ToolExecutionOptions } from 'ai';
 /** Opt-in capture of tool arguments and results as span attributes. */
 export interface CaptureOptions {
   /** Default: `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === 'true'`. */
-  enabled: boolean;
+  enabled?: boolean;
   /**
    * Called for every object key (at any depth); returns the value to record. Default redacts
    * keys that name passwords, passphrases, tokens, secrets, authorization, cookies, credentials,
