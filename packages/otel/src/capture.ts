@@ -31,7 +31,11 @@ export function resolveCapture(
     option.maxLength !== undefined && Number.isFinite(option.maxLength) && option.maxLength > 0
       ? Math.floor(option.maxLength)
       : DEFAULT_MAX_LENGTH;
-  return { enabled: option.enabled, redact: option.redact ?? defaultRedact, maxLength };
+  return {
+    enabled: option.enabled ?? fromEnv,
+    redact: option.redact ?? defaultRedact,
+    maxLength,
+  };
 }
 
 /** One walk over a captured value: entries still worth copying, shared by every level. */

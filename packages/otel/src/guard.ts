@@ -1,5 +1,6 @@
 import { createEngine, type Engine, type EngineOptions } from '@loopguard/engine';
 import { diag, trace } from '@opentelemetry/api';
+import { warnOnce } from './adapters/warn-once.js';
 import type { TraceState } from './call-state.js';
 import { resolveCapture } from './capture.js';
 import { GuardMetrics } from './metrics.js';
@@ -34,6 +35,23 @@ function argsOfDefault(args: readonly unknown[]): unknown {
   return args.length <= 1 ? args[0] : args;
 }
 
+/** The `scope` option's key for one call; a callback that throws leaves it to the context. */
+function scopeOf<A extends unknown[]>(
+  scope: WrapOptions<A, unknown>['scope'],
+  args: A,
+): string | undefined {
+  if (typeof scope !== 'function') return scope;
+  try {
+    return scope(...args);
+  } catch (error) {
+    warnOnce(
+      'loopguard: scope callback of a guarded function failed; using the context scope',
+      error,
+    );
+    return undefined;
+  }
+}
+
 /**
  * Creates a guard: spans, metrics and loop decisions for tool calls. Throws only for invalid
  * options (an engine that cannot be created); tool calls never see loopguard's own errors.
@@ -60,16 +78,10 @@ export function createGuard(options: GuardOptions = {}): Guard {
       );
     },
   };
-  let flushing: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
-  const forceFlush = (): Promise<void> => {
-    flushing ??= Promise.all([flushQuietly(tracerProvider), flushQuietly(meterProvider)]).then(
-      () => {
-        flushing = undefined;
-      },
-    );
-    return flushing;
-  };
+  // Every call flushes: one still exporting has not taken the spans ended since it started.
+  const forceFlush = (): Promise<void> =>
+    Promise.all([flushQuietly(tracerProvider), flushQuietly(meterProvider)]).then(() => {});
 
   return {
     engine,
@@ -89,15 +101,12 @@ export function createGuard(options: GuardOptions = {}): Guard {
       return function guarded(this: unknown, ...args: A): Promise<R> {
         let info: ToolCallInfo;
         try {
-          info = {
-            tool,
-            args: argsOf ? argsOf(...args) : argsOfDefault(args),
-            scope: typeof scope === 'function' ? scope(...args) : scope,
-          };
+          info = { tool, args: argsOf ? argsOf(...args) : argsOfDefault(args) };
         } catch (error) {
           state.report(error);
           return Promise.resolve().then(() => fn.apply(this, args));
         }
+        info.scope = scopeOf(scope, args);
         return traceToolCall(state, info, () => fn.apply(this, args), adapter);
       };
     },

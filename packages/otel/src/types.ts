@@ -7,7 +7,7 @@ import type { ToolExecutionOptions } from 'ai';
 /** Opt-in capture of tool arguments and results as span attributes. */
 export interface CaptureOptions {
   /** Default: `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === 'true'`. */
-  enabled: boolean;
+  enabled?: boolean;
   /**
    * Called for every object key (at any depth); returns the value to record. Default redacts
    * keys that name passwords, passphrases, tokens, secrets, authorization, cookies, credentials,
@@ -65,7 +65,7 @@ export interface ResultAdapter<T> {
 
 /** Options of `Guard.wrap`. */
 export interface WrapOptions<A extends unknown[], R> {
-  /** Scope key, fixed or computed from the call's arguments. */
+  /** Scope key, fixed or computed from the call's arguments (a callback that throws: context scope). */
   scope?: string | ((...args: A) => string | undefined);
   /** What the engine hashes as the arguments; default: the first argument, or all of them. */
   argsOf?: (...args: A) => unknown;
@@ -174,8 +174,9 @@ export interface AgentsGuardOptions {
   /** Default: `getGuard()` at call time. */
   guard?: Guard;
   /**
-   * Fixed scope, or one computed per call. Default: the context scope (`withScope`, active span);
-   * when there is none, one scope per agent run (per `RunContext`).
+   * Fixed scope, or one computed per call. Default (also when the callback returns no scope or
+   * throws): the context scope (`withScope`, active span); when there is none, one scope per agent
+   * run (per `RunContext`).
    */
   scope?:
     | string

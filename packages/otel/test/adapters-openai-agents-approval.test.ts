@@ -6,6 +6,7 @@ import { guardAgentsTool, patchOpenAIAgents } from '../src/adapters/openai-agent
 import { LoopHaltError } from '../src/index.js';
 import {
   exporter,
+  grepTool,
   guardWith,
   loopingModel,
   outputsSeen,
@@ -102,5 +103,19 @@ describe('needsApproval of a guarded tool', () => {
     expect((failure as ToolCallError).error).toBeInstanceOf(LoopHaltError);
     expect(spansOf('grep').length).toBeLessThan(12);
     expect(executed).toBeLessThan(12);
+  });
+
+  it('a tool without a policy of its own still answers malformed arguments with the parse error, asking no approval', async () => {
+    const model = new ScriptedModel([
+      [functionCall('grep', '{"pattern": "TODO", ', { callId: 'bad-1' })],
+      [assistantMessage('done')],
+    ]);
+    const grep = guardAgentsTool(grepTool(), { guard: guardWith(), scope: 'malformed' });
+    const result = await run(new Agent({ name: 'finder', model, tools: [grep] }), 'find', {
+      maxTurns: 5,
+    });
+    expect(result.interruptions).toHaveLength(0);
+    expect(result.finalOutput).toBe('done');
+    expect(outputsSeen(model).get('bad-1')).toContain('parsing tool arguments');
   });
 });

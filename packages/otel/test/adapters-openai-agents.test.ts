@@ -174,6 +174,40 @@ describe('guardAgentsTool with Agent + run and a scripted model', () => {
   });
 });
 
+describe('a scope callback that has no scope for a call', () => {
+  for (const [label, scope] of [
+    ['returns undefined', () => undefined],
+    [
+      'throws',
+      () => {
+        throw new Error('no conversation id');
+      },
+    ],
+  ] as const) {
+    it(`leaves each run its own scope when it ${label}`, async () => {
+      const agent = new Agent({
+        name: 'finder',
+        model: loopingModel('grep', { pattern: 'TODO', path: 'src' }, 2),
+        tools: [guardAgentsTool(grepTool(), { guard: guardWith(), scope })],
+      });
+      const clone = agent.clone({
+        model: loopingModel('grep', { pattern: 'TODO', path: 'src' }, 2),
+      });
+      await Promise.all([run(agent, 'find', { maxTurns: 5 }), run(clone, 'find', { maxTurns: 5 })]);
+      const byScope = new Map<string, unknown[]>();
+      for (const span of spansOf('grep')) {
+        const key = String(span.attributes['loopguard.scope']);
+        byScope.set(key, [...(byScope.get(key) ?? []), span.attributes['loopguard.streak']]);
+      }
+      expect([...byScope.values()]).toEqual([
+        [1, 2],
+        [1, 2],
+      ]);
+      for (const key of byScope.keys()) expect(key).toMatch(/^openai-agents:/);
+    });
+  }
+});
+
 describe('a tool with an outputSchema from the patched factory', () => {
   it('is guarded without its output validation rejecting the notice', async () => {
     const mod: Record<string, unknown> = { tool };

@@ -4,6 +4,7 @@ import { generateText, stepCountIs } from 'ai';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { guardAiSdkTools } from '../src/adapters/ai-sdk.js';
 import { guardAgentsTool } from '../src/adapters/openai-agents.js';
+import { guardTool } from '../src/adapters/plain.js';
 import * as aiSdk from './adapters-ai-sdk-fixtures.js';
 import * as agents from './helpers/openai-agents.js';
 import { captureDiagWarnings, useAsyncContext } from './helpers/otel.js';
@@ -66,6 +67,17 @@ describe('a scope callback that throws on every call', () => {
     const result = await run(agent, 'find the TODOs', { maxTurns: 10 });
     expect(result.finalOutput).toBe('done');
     const spans = agents.spansOf('grep');
+    expect(spans.map((s) => s.attributes['loopguard.streak'])).toEqual([1, 2, 3, 4]);
+    expectSaidOnce();
+  });
+
+  it('plain functions: every call still runs, guarded in the context scope, and it is said once', async () => {
+    const grep = guardTool('grep', async (pattern: string) => `src/a.ts:1: ${pattern}`, {
+      guard: aiSdk.guardWith(),
+      scope: brokenScope,
+    });
+    for (let i = 0; i < 4; i++) await grep('TODO');
+    const spans = aiSdk.toolSpans('grep');
     expect(spans.map((s) => s.attributes['loopguard.streak'])).toEqual([1, 2, 3, 4]);
     expectSaidOnce();
   });

@@ -24,6 +24,14 @@ describe('capture', () => {
     expect(resolveCapture({ enabled: true, maxLength: -3 }, {}).maxLength).toBe(4096);
   });
 
+  it('options without `enabled` keep its documented default, the env var', () => {
+    const redact = (_key: string, value: unknown) => value;
+    const on = { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' };
+    const options = { redact, maxLength: 100 };
+    expect(resolveCapture(options, on)).toEqual({ enabled: true, redact, maxLength: 100 });
+    expect(resolveCapture(options, {}).enabled).toBe(false);
+  });
+
   it('records redacted, truncated arguments and results only when enabled', async () => {
     telemetry = createTelemetry();
     const providers = {

@@ -1,5 +1,12 @@
 import { argsHash, signatureOf } from '@loopguard/engine';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { ExportResultCode } from '@opentelemetry/core';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGuard, type GuardOptions, LoopHaltError } from '../src/index.js';
 import { createTelemetry, type Telemetry } from './helpers/otel.js';
@@ -283,5 +290,36 @@ describe('traceToolCall', () => {
     await first;
     expect(await guard.traceToolCall({ tool: 'x', args: {} }, () => 'b')).toBe('b');
     expect(telemetry.spans()).toHaveLength(1);
+  });
+
+  it('forceFlush called while an earlier flush is still exporting also flushes the later spans', async () => {
+    // an exporter that holds each export until released
+    const exported: string[] = [];
+    const held: (() => void)[] = [];
+    let holding = true;
+    const exporter: SpanExporter = {
+      export(spans: ReadableSpan[], done) {
+        const finish = () => {
+          exported.push(...spans.map((s) => s.name));
+          done({ code: ExportResultCode.SUCCESS });
+        };
+        if (holding) held.push(finish);
+        else finish();
+      },
+      shutdown: async () => {},
+    };
+    const tracerProvider = new BasicTracerProvider({
+      spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 3_600_000 })],
+    });
+    const guard = createGuard({ tracerProvider, engine: quiet });
+    await guard.traceToolCall({ tool: 'first', args: {} }, () => 'a');
+    const earlier = guard.forceFlush();
+    await guard.traceToolCall({ tool: 'second', args: {} }, () => 'b');
+    const later = guard.forceFlush();
+    holding = false;
+    for (const finish of held.splice(0)) finish();
+    await Promise.all([earlier, later]);
+    expect(exported).toEqual(['execute_tool first', 'execute_tool second']);
+    await tracerProvider.shutdown();
   });
 });

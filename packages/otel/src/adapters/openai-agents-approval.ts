@@ -89,10 +89,14 @@ async function sdkApprovalInput(tool: object, input: unknown): Promise<unknown> 
 
 /**
  * The `needsApproval` of a guarded copy of `tool`: calls the tool's own policy with the input
- * parsed by the tool's own schema, as the runner does for the unguarded tool.
+ * parsed by the tool's own schema, as the runner does for the unguarded tool. A policy that takes
+ * no input (the SDK's own for `needsApproval: true | false` or none) is kept as it is: the runner
+ * tells static policies from dynamic ones by identity, and treats calls of a dynamic one
+ * differently (malformed arguments then ask for approval instead of returning the parse error).
  */
 export function approvalWithSdkInput(tool: ApprovalTool): ApprovalTool['needsApproval'] {
   const policy = tool.needsApproval;
+  if (typeof policy !== 'function' || policy.length === 0) return policy;
   return async (runContext, input, callId) =>
     policy.call(tool, runContext, (await sdkApprovalInput(tool, input)) as never, callId);
 }

@@ -32,8 +32,14 @@ function scopeOf(
   details: AgentsToolCallDetails | undefined,
 ): string | undefined {
   try {
-    if (typeof options.scope === 'function') return options.scope(runContext, details);
-    if (options.scope) return options.scope;
+    const scope =
+      typeof options.scope === 'function' ? options.scope(runContext, details) : options.scope;
+    if (scope) return scope;
+  } catch (error) {
+    warnOnce('loopguard: OpenAI Agents scope callback failed; using the context scope', error);
+  }
+  // no scope of the option's: the context's, else the run's (never the shared "process")
+  try {
     if (resolveScope(undefined, context.active()).source !== 'process') return undefined;
     if (typeof runContext !== 'object' || runContext === null) return undefined;
     return runScopeOf(runContext);
