@@ -41,7 +41,11 @@ export function parseOtlpTrace(json: unknown): OtlpParseResult {
       skipped += 1;
       continue;
     }
-    collected.push({ start: timeOf(span.startTimeUnixNano), index: collected.length, line });
+    collected.push({
+      start: timeOf(span.startTimeUnixNano ?? span.start_time_unix_nano),
+      index: collected.length,
+      line,
+    });
   }
   collected.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.index - b.index));
   return { calls: collected.map((c) => c.line), skipped, errors };
@@ -128,7 +132,7 @@ function toReplayLine(
   const scope =
     stringAttr(attrs, 'loopguard.scope') ??
     stringAttr(attrs, 'gen_ai.conversation.id') ??
-    traceIdOf(span.traceId);
+    traceIdOf(span.traceId ?? span.trace_id);
   const line: ReplayCall = { tool };
   if (rawArgs !== undefined)
     line.args = typeof rawArgs === 'string' ? parseMaybeJson(rawArgs) : rawArgs;
@@ -214,25 +218,38 @@ function attributesOf(list: unknown): Map<string, unknown> {
   return out;
 }
 
+/** The AnyValue kinds, each written `<kind>Value` or, with the proto field names, `<kind>_value`. */
+const VALUE_KINDS = ['string', 'bool', 'int', 'double', 'array', 'kvlist', 'bytes'] as const;
+
 function anyValue(value: unknown): unknown {
   if (!isObject(value)) return undefined;
-  if ('stringValue' in value) return value.stringValue;
-  if ('boolValue' in value) return value.boolValue;
-  if ('intValue' in value) {
-    const n = Number(value.intValue);
-    return Number.isSafeInteger(n) ? n : String(value.intValue);
+  for (const kind of VALUE_KINDS) {
+    for (const name of [`${kind}Value`, `${kind}_value`]) {
+      if (name in value) return kindValue(kind, value[name]);
+    }
   }
-  if ('doubleValue' in value) return Number(value.doubleValue);
-  if ('arrayValue' in value) {
-    const values = isObject(value.arrayValue) ? value.arrayValue.values : undefined;
-    return Array.isArray(values) ? values.map(anyValue) : [];
-  }
-  if ('kvlistValue' in value) {
-    const values = isObject(value.kvlistValue) ? value.kvlistValue.values : undefined;
-    return Object.fromEntries(attributesOf(values));
-  }
-  if ('bytesValue' in value) return value.bytesValue;
   return undefined;
+}
+
+function kindValue(kind: (typeof VALUE_KINDS)[number], x: unknown): unknown {
+  switch (kind) {
+    case 'int': {
+      const n = Number(x);
+      return Number.isSafeInteger(n) ? n : String(x);
+    }
+    case 'double':
+      return Number(x);
+    case 'array': {
+      const values = isObject(x) ? x.values : undefined;
+      return Array.isArray(values) ? values.map(anyValue) : [];
+    }
+    case 'kvlist': {
+      const values = isObject(x) ? x.values : undefined;
+      return Object.fromEntries(attributesOf(values));
+    }
+    default:
+      return x;
+  }
 }
 
 function isObject(value: unknown): value is Json {

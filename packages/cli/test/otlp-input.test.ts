@@ -167,6 +167,43 @@ describe('parseOtlpTrace', () => {
     ]);
   });
 
+  it('reads an export written with the proto field names (resource_spans, string_value, ...)', () => {
+    const { text } = exportSpans([
+      {
+        tool: 'grep',
+        start: T0 + 2,
+        attrs: {
+          'gen_ai.tool.call.arguments': '{"pattern":"TODO"}',
+          'gen_ai.tool.call.result': 'a.ts:1',
+          'loopguard.scope': 's',
+        },
+      },
+      {
+        tool: 'fetch',
+        start: T0 + 1,
+        error: true,
+        // no scope attribute: the trace id is the scope
+        attrs: { 'gen_ai.tool.call.arguments': '{"n":1}' },
+      },
+    ]);
+    // ProtoJSON with the proto names, as protobuf's own printers write when asked to keep them
+    const snake = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(snake);
+      if (typeof value !== 'object' || value === null) return value;
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [
+          k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+          snake(v),
+        ]),
+      );
+    };
+    const proto = JSON.stringify(snake(JSON.parse(text)));
+    expect(proto).toContain('"string_value"');
+    expect(proto).toContain('"start_time_unix_nano"');
+    expect(parseOtlpTrace(proto)).toEqual(parseOtlpTrace(text));
+    expect(parseOtlpTrace(proto).calls).toHaveLength(2);
+  });
+
   it('reads a call loopguard blocked as attempted but never run, not as a failure', () => {
     const { text } = exportSpans([
       {
