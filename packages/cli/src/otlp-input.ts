@@ -24,9 +24,8 @@ export function parseOtlpTrace(json: unknown): OtlpParseResult {
   const errors: OtlpParseResult['errors'] = [];
   const requests = typeof json === 'string' ? parseText(json, errors) : asRequests(json, 'input');
   const tools: { span: Json; attrs: Map<string, unknown> }[] = [];
-  for (const [r, request] of requests.entries()) {
-    const where = requests.length > 1 ? `request ${r + 1}` : 'input';
-    for (const span of spansOf(request, where)) {
+  for (const request of requests) {
+    for (const span of spansOf(request)) {
       const attrs = attributesOf(span.attributes);
       if (isToolSpan(span, attrs)) tools.push({ span, attrs });
     }
@@ -51,7 +50,7 @@ export function parseOtlpTrace(json: unknown): OtlpParseResult {
   return { calls: collected.map((c) => c.line), skipped, errors };
 }
 
-function parseText(input: string, errors: OtlpParseResult['errors']): unknown[] {
+function parseText(input: string, errors: OtlpParseResult['errors']): Json[] {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const trimmed = text.trim();
   if (trimmed === '') throw new OtlpInputError('OTLP input is empty');
@@ -61,7 +60,7 @@ function parseText(input: string, errors: OtlpParseResult['errors']): unknown[] 
     if (error instanceof OtlpInputError) throw error;
   }
   // JSON lines (the Collector's file exporter): a bad line is reported, the others are read
-  const requests: unknown[] = [];
+  const requests: Json[] = [];
   for (const [i, raw] of text.split(/\r?\n/).entries()) {
     if (raw.trim() === '') continue;
     try {
@@ -80,23 +79,20 @@ function parseText(input: string, errors: OtlpParseResult['errors']): unknown[] 
   return requests;
 }
 
-function asRequests(value: unknown, where: string): unknown[] {
-  if (Array.isArray(value)) return value;
-  if (
-    isObject(value) &&
-    (Array.isArray(value.resourceSpans) || Array.isArray(value.resource_spans))
-  ) {
-    return [value];
-  }
-  throw new OtlpInputError(`${where}: not an OTLP trace export (no resourceSpans array)`);
+/** The requests of one JSON value (a request or an array of them), each checked here. */
+function asRequests(value: unknown, where: string): Json[] {
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  return list.map((request, i) => {
+    if (isObject(request) && Array.isArray(request.resourceSpans ?? request.resource_spans)) {
+      return request;
+    }
+    const what = Array.isArray(value) ? `${where}, element ${i + 1}` : where;
+    throw new OtlpInputError(`${what}: not an OTLP trace export (no resourceSpans array)`);
+  });
 }
 
-function spansOf(request: unknown, where: string): Json[] {
-  if (!isObject(request)) throw new OtlpInputError(`${where}: not an OTLP trace export`);
-  const resourceSpans = request.resourceSpans ?? request.resource_spans;
-  if (!Array.isArray(resourceSpans)) {
-    throw new OtlpInputError(`${where}: not an OTLP trace export (no resourceSpans array)`);
-  }
+function spansOf(request: Json): Json[] {
+  const resourceSpans = (request.resourceSpans ?? request.resource_spans) as unknown[];
   const spans: Json[] = [];
   for (const rs of resourceSpans) {
     if (!isObject(rs)) continue;

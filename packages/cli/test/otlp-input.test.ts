@@ -288,4 +288,21 @@ describe('parseOtlpTrace', () => {
     expect(errors[0]!.message).toMatch(/^not JSON/);
     expect(errors[1]!.message).toMatch(/line 3: not an OTLP trace export/);
   });
+
+  it('reports a JSON-lines line holding an array with a non-request by its number, and reads the rest', () => {
+    const call = exportSpans([
+      {
+        tool: 'a',
+        start: T0,
+        attrs: { 'gen_ai.tool.call.arguments': '{}', 'loopguard.scope': 's' },
+      },
+    ]).text;
+    const { calls, errors } = parseOtlpTrace(`${call}\n[{"resourceSpans":[]},{"x":1}]\n${call}\n`);
+    expect(errors).toEqual([
+      { line: 2, message: 'line 2, element 2: not an OTLP trace export (no resourceSpans array)' },
+    ]);
+    expect(calls).toHaveLength(2);
+    // one JSON document: the element is named
+    expect(() => parseOtlpTrace([JSON.parse(call), 5])).toThrow(/input, element 2: not an OTLP/);
+  });
 });
