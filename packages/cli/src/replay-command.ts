@@ -68,7 +68,7 @@ export async function runReplay(options: ReplayOptions): Promise<number> {
   }
   const engine = createEngine({
     configFile: options.config,
-    onDiagnostic: (m) => options.err.write(`loopguard: ${m}\n`),
+    onDiagnostic: (m) => options.err.write(`loopguard: ${printable(m)}\n`),
   });
   const replayer = new Replayer(engine);
   const summary = new ReplaySummary();
