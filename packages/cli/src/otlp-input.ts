@@ -11,6 +11,13 @@ interface Collected {
   start: bigint;
   index: number;
   line: ReplayLine;
+  origin: string;
+}
+
+/** A request of the input, with its line when the input is JSON lines. */
+interface Located {
+  request: Json;
+  line?: number;
 }
 
 const STATUS_ERROR = 2;
@@ -22,19 +29,22 @@ const STATUS_ERROR = 2;
  */
 export function parseOtlpTrace(json: unknown): OtlpParseResult {
   const errors: OtlpParseResult['errors'] = [];
-  const requests = typeof json === 'string' ? parseText(json, errors) : asRequests(json, 'input');
-  const tools: { span: Json; attrs: Map<string, unknown> }[] = [];
-  for (const request of requests) {
+  const requests: Located[] =
+    typeof json === 'string'
+      ? parseText(json, errors)
+      : asRequests(json, 'input').map((request) => ({ request }));
+  const tools: { span: Json; attrs: Map<string, unknown>; line?: number }[] = [];
+  for (const { request, line } of requests) {
     for (const span of spansOf(request)) {
       const attrs = attributesOf(span.attributes);
-      if (isToolSpan(span, attrs)) tools.push({ span, attrs });
+      if (isToolSpan(span, attrs)) tools.push({ span, attrs, line });
     }
   }
   // Arguments captured on some spans: capture was on, and a span without them had none.
   const captured = tools.some(({ attrs }) => attrs.has(ARGUMENTS));
   const collected: Collected[] = [];
   let skipped = 0;
-  for (const { span, attrs } of tools) {
+  for (const { span, attrs, line: at } of tools) {
     const line = toReplayLine(span, attrs, captured);
     if (line === undefined) {
       skipped += 1;
@@ -44,27 +54,42 @@ export function parseOtlpTrace(json: unknown): OtlpParseResult {
       start: timeOf(span.startTimeUnixNano ?? span.start_time_unix_nano),
       index: collected.length,
       line,
+      origin: originOf(span, at),
     });
   }
   collected.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.index - b.index));
-  return { calls: collected.map((c) => c.line), skipped, errors };
+  return {
+    calls: collected.map((c) => c.line),
+    origins: collected.map((c) => c.origin),
+    skipped,
+    errors,
+  };
 }
 
-function parseText(input: string, errors: OtlpParseResult['errors']): Json[] {
+/** Where a span is in the input: its line in JSON lines, its id, its position in the calls otherwise. */
+function originOf(span: Json, line: number | undefined): string {
+  const id = span.spanId ?? span.span_id;
+  const named = typeof id === 'string' && id !== '' ? `span ${id}` : 'span without id';
+  return line === undefined ? named : `line ${line}, ${named}`;
+}
+
+function parseText(input: string, errors: OtlpParseResult['errors']): Located[] {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const trimmed = text.trim();
   if (trimmed === '') throw new OtlpInputError('OTLP input is empty');
   try {
-    return asRequests(JSON.parse(trimmed), 'input');
+    return asRequests(JSON.parse(trimmed), 'input').map((request) => ({ request }));
   } catch (error) {
     if (error instanceof OtlpInputError) throw error;
   }
   // JSON lines (the Collector's file exporter): a bad line is reported, the others are read
-  const requests: Json[] = [];
+  const requests: Located[] = [];
   for (const [i, raw] of text.split(/\r?\n/).entries()) {
     if (raw.trim() === '') continue;
     try {
-      requests.push(...asRequests(JSON.parse(raw), `line ${i + 1}`));
+      for (const request of asRequests(JSON.parse(raw), `line ${i + 1}`)) {
+        requests.push({ request, line: i + 1 });
+      }
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       errors.push({

@@ -281,7 +281,12 @@ describe('parseOtlpTrace', () => {
     expect(() => parseOtlpTrace({ spans: [] })).toThrow(OtlpInputError);
     expect(() => parseOtlpTrace('')).toThrow(/empty/);
     expect(() => parseOtlpTrace('{oops\n{"foo":1}')).toThrow(/line 1: not JSON/);
-    expect(parseOtlpTrace({ resourceSpans: [] })).toEqual({ calls: [], skipped: 0, errors: [] });
+    expect(parseOtlpTrace({ resourceSpans: [] })).toEqual({
+      calls: [],
+      origins: [],
+      skipped: 0,
+      errors: [],
+    });
     // JSON lines: a bad line is reported by number, the other lines are still read
     const { errors } = parseOtlpTrace('\ufeff{"resourceSpans":[]}\n{oops\n{"foo":1}\n');
     expect(errors.map((e) => e.line)).toEqual([2, 3]);
