@@ -153,6 +153,48 @@ describe('allowed hosts', () => {
     }
   });
 
+  it('takes an allowed name written with a port, and refuses one that is no host name', async () => {
+    const store = await openDuckDbStore({ path: ':memory:' });
+    try {
+      const app = createApp({
+        store,
+        uiDir: dir,
+        allowedHosts: ['dashboard:4318', 'Other.Example.:80'],
+      });
+      for (const host of ['dashboard:4318', 'dashboard:9000', 'other.example']) {
+        expect((await app.request('/api/facets', { headers: { host } })).status, host).toBe(200);
+      }
+      expect(() => createApp({ store, uiDir: dir, allowedHosts: ['http://dashboard/'] })).toThrow(
+        'allowed host "http://dashboard/" is not a host name',
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('startDashboard refuses an allowed host that is no host name and closes the store it opened', async () => {
+    let closed = false;
+    const createStore = async () => {
+      const store = await openDuckDbStore({ path: join(dir, 'refused.duckdb') });
+      const close = store.close.bind(store);
+      store.close = async () => {
+        closed = true;
+        await close();
+      };
+      return store;
+    };
+    await expect(
+      startDashboard({
+        port: 0,
+        storeUrl: 'custom://x',
+        createStore,
+        uiDir: dir,
+        allowedHosts: ['dash board'],
+      }),
+    ).rejects.toThrow('allowed host "dash board" is not a host name');
+    expect(closed).toBe(true);
+  });
+
   it('parses --allowed-host, repeated or comma-separated', () => {
     expect(
       parseDashboardArgs(['--allowed-host', 'dashboard', '--allowed-host=a.example,b.example']),

@@ -13,11 +13,14 @@ function hostnameOf(authority: string, scheme = 'http:'): URL | undefined {
   }
 }
 
-/** The normalized host name of `name` (lowercase, IPv6 in brackets, no trailing dot). */
+/**
+ * The normalized host name of `name` (lowercase, IPv6 in brackets, no trailing dot); a port after
+ * a name or address (`dashboard:4318`) is left off, a bare IPv6 address (`::1`) takes brackets.
+ */
 function normalizeName(name: string): string | undefined {
-  const bare = name.trim().replace(/\.$/, '');
-  const v6 = bare.includes(':') && !bare.startsWith('[') ? `[${bare}]` : bare;
-  return hostnameOf(v6)?.hostname;
+  const bare = name.trim();
+  const url = hostnameOf(bare) ?? (bare.startsWith('[') ? undefined : hostnameOf(`[${bare}]`));
+  return url?.hostname.replace(/\.$/, '');
 }
 
 /** True when `name` (a host name or address, no port) always resolves to this machine. */
@@ -55,7 +58,18 @@ export function parseHostList(text: string | undefined): string[] {
  */
 export function hostGuard(allowed: readonly string[] = []): MiddlewareHandler {
   if (allowed.includes('*')) return async (_c, next) => next();
-  const names = new Set(allowed.map(normalizeName).filter((h) => h !== undefined));
+  const names = new Set(
+    allowed.map((name) => {
+      const normalized = normalizeName(name);
+      if (normalized === undefined || normalized === '') {
+        throw new Error(
+          `allowed host "${name}" is not a host name (write a name or address such as dashboard, ` +
+            '10.0.0.5 or [::1]; any port is accepted)',
+        );
+      }
+      return normalized;
+    }),
+  );
   const accepted = [...new Set<string>([...LOOPBACK_NAMES, ...names])].join(', ');
   return async (c, next) => {
     const host = c.req.header('host') ?? new URL(c.req.url).host;

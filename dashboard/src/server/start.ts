@@ -101,7 +101,14 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   };
   const token = options.token ?? process.env.LOOPGUARD_TOKEN;
   if (token) appOptions.token = token;
-  const app = createApp(appOptions);
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp(appOptions);
+  } catch (error) {
+    // an allowed host that is no host name
+    if (owned) await store.close();
+    throw error;
+  }
   let server: ServerType;
   const wanted = options.port ?? 4318;
   const port = await new Promise<number>((resolve, reject) => {

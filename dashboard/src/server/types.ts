@@ -15,6 +15,7 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /**
    * Host names (any port) accepted besides localhost, 127.0.0.1 and [::1]; `'*'` accepts any Host.
+   * A port written after a name is left off; a value that is no host name makes `createApp` throw.
    * Default: loopback names only (a DNS-rebinding page sends its own name as Host).
    */
   allowedHosts?: readonly string[];

@@ -1,5 +1,11 @@
 import { existsSync } from 'node:fs';
 import { CONFIG_FILE_NAMES, findConfigFile, readConfigFile } from '@loopguard/engine';
+import { printable } from './printable.js';
+
+/** A message safe for a terminal; the line breaks of a YAML error's excerpt are kept. */
+function printableLines(message: string): string {
+  return message.split('\n').map(printable).join('\n');
+}
 
 /** Runs `loopguard config check [file]`: strict validation; exit 1 when anything is wrong. */
 export function runConfigCheck(
@@ -21,7 +27,7 @@ export function runConfigCheck(
     out.write(`${path}: ok\n`);
     return 0;
   }
-  for (const issue of issues) err.write(`${path}: ${issue.message}\n`);
+  for (const issue of issues) err.write(`${path}: ${printableLines(issue.message)}\n`);
   err.write(`${path}: ${issues.length} problem(s)\n`);
   return 1;
 }

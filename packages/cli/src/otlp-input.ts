@@ -11,6 +11,13 @@ interface Collected {
   start: bigint;
   index: number;
   line: ReplayLine;
+  origin: string;
+}
+
+/** A request of the input, with its line when the input is JSON lines. */
+interface Located {
+  request: Json;
+  line?: number;
 }
 
 const STATUS_ERROR = 2;
@@ -22,46 +29,67 @@ const STATUS_ERROR = 2;
  */
 export function parseOtlpTrace(json: unknown): OtlpParseResult {
   const errors: OtlpParseResult['errors'] = [];
-  const requests = typeof json === 'string' ? parseText(json, errors) : asRequests(json, 'input');
-  const tools: { span: Json; attrs: Map<string, unknown> }[] = [];
-  for (const [r, request] of requests.entries()) {
-    const where = requests.length > 1 ? `request ${r + 1}` : 'input';
-    for (const span of spansOf(request, where)) {
+  const requests: Located[] =
+    typeof json === 'string'
+      ? parseText(json, errors)
+      : asRequests(json, 'input').map((request) => ({ request }));
+  const tools: { span: Json; attrs: Map<string, unknown>; line?: number }[] = [];
+  for (const { request, line } of requests) {
+    for (const span of spansOf(request)) {
       const attrs = attributesOf(span.attributes);
-      if (isToolSpan(span, attrs)) tools.push({ span, attrs });
+      if (isToolSpan(span, attrs)) tools.push({ span, attrs, line });
     }
   }
   // Arguments captured on some spans: capture was on, and a span without them had none.
   const captured = tools.some(({ attrs }) => attrs.has(ARGUMENTS));
   const collected: Collected[] = [];
   let skipped = 0;
-  for (const { span, attrs } of tools) {
+  for (const { span, attrs, line: at } of tools) {
     const line = toReplayLine(span, attrs, captured);
     if (line === undefined) {
       skipped += 1;
       continue;
     }
-    collected.push({ start: timeOf(span.startTimeUnixNano), index: collected.length, line });
+    collected.push({
+      start: timeOf(span.startTimeUnixNano ?? span.start_time_unix_nano),
+      index: collected.length,
+      line,
+      origin: originOf(span, at),
+    });
   }
   collected.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.index - b.index));
-  return { calls: collected.map((c) => c.line), skipped, errors };
+  return {
+    calls: collected.map((c) => c.line),
+    origins: collected.map((c) => c.origin),
+    skipped,
+    errors,
+  };
 }
 
-function parseText(input: string, errors: OtlpParseResult['errors']): unknown[] {
+/** Where a span is in the input: its line in JSON lines, its id, its position in the calls otherwise. */
+function originOf(span: Json, line: number | undefined): string {
+  const id = span.spanId ?? span.span_id;
+  const named = typeof id === 'string' && id !== '' ? `span ${id}` : 'span without id';
+  return line === undefined ? named : `line ${line}, ${named}`;
+}
+
+function parseText(input: string, errors: OtlpParseResult['errors']): Located[] {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const trimmed = text.trim();
   if (trimmed === '') throw new OtlpInputError('OTLP input is empty');
   try {
-    return asRequests(JSON.parse(trimmed), 'input');
+    return asRequests(JSON.parse(trimmed), 'input').map((request) => ({ request }));
   } catch (error) {
     if (error instanceof OtlpInputError) throw error;
   }
   // JSON lines (the Collector's file exporter): a bad line is reported, the others are read
-  const requests: unknown[] = [];
+  const requests: Located[] = [];
   for (const [i, raw] of text.split(/\r?\n/).entries()) {
     if (raw.trim() === '') continue;
     try {
-      requests.push(...asRequests(JSON.parse(raw), `line ${i + 1}`));
+      for (const request of asRequests(JSON.parse(raw), `line ${i + 1}`)) {
+        requests.push({ request, line: i + 1 });
+      }
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       errors.push({
@@ -76,23 +104,20 @@ function parseText(input: string, errors: OtlpParseResult['errors']): unknown[] 
   return requests;
 }
 
-function asRequests(value: unknown, where: string): unknown[] {
-  if (Array.isArray(value)) return value;
-  if (
-    isObject(value) &&
-    (Array.isArray(value.resourceSpans) || Array.isArray(value.resource_spans))
-  ) {
-    return [value];
-  }
-  throw new OtlpInputError(`${where}: not an OTLP trace export (no resourceSpans array)`);
+/** The requests of one JSON value (a request or an array of them), each checked here. */
+function asRequests(value: unknown, where: string): Json[] {
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  return list.map((request, i) => {
+    if (isObject(request) && Array.isArray(request.resourceSpans ?? request.resource_spans)) {
+      return request;
+    }
+    const what = Array.isArray(value) ? `${where}, element ${i + 1}` : where;
+    throw new OtlpInputError(`${what}: not an OTLP trace export (no resourceSpans array)`);
+  });
 }
 
-function spansOf(request: unknown, where: string): Json[] {
-  if (!isObject(request)) throw new OtlpInputError(`${where}: not an OTLP trace export`);
-  const resourceSpans = request.resourceSpans ?? request.resource_spans;
-  if (!Array.isArray(resourceSpans)) {
-    throw new OtlpInputError(`${where}: not an OTLP trace export (no resourceSpans array)`);
-  }
+function spansOf(request: Json): Json[] {
+  const resourceSpans = (request.resourceSpans ?? request.resource_spans) as unknown[];
   const spans: Json[] = [];
   for (const rs of resourceSpans) {
     if (!isObject(rs)) continue;
@@ -128,7 +153,7 @@ function toReplayLine(
   const scope =
     stringAttr(attrs, 'loopguard.scope') ??
     stringAttr(attrs, 'gen_ai.conversation.id') ??
-    traceIdOf(span.traceId);
+    traceIdOf(span.traceId ?? span.trace_id);
   const line: ReplayCall = { tool };
   if (rawArgs !== undefined)
     line.args = typeof rawArgs === 'string' ? parseMaybeJson(rawArgs) : rawArgs;
@@ -214,25 +239,38 @@ function attributesOf(list: unknown): Map<string, unknown> {
   return out;
 }
 
+/** The AnyValue kinds, each written `<kind>Value` or, with the proto field names, `<kind>_value`. */
+const VALUE_KINDS = ['string', 'bool', 'int', 'double', 'array', 'kvlist', 'bytes'] as const;
+
 function anyValue(value: unknown): unknown {
   if (!isObject(value)) return undefined;
-  if ('stringValue' in value) return value.stringValue;
-  if ('boolValue' in value) return value.boolValue;
-  if ('intValue' in value) {
-    const n = Number(value.intValue);
-    return Number.isSafeInteger(n) ? n : String(value.intValue);
+  for (const kind of VALUE_KINDS) {
+    for (const name of [`${kind}Value`, `${kind}_value`]) {
+      if (name in value) return kindValue(kind, value[name]);
+    }
   }
-  if ('doubleValue' in value) return Number(value.doubleValue);
-  if ('arrayValue' in value) {
-    const values = isObject(value.arrayValue) ? value.arrayValue.values : undefined;
-    return Array.isArray(values) ? values.map(anyValue) : [];
-  }
-  if ('kvlistValue' in value) {
-    const values = isObject(value.kvlistValue) ? value.kvlistValue.values : undefined;
-    return Object.fromEntries(attributesOf(values));
-  }
-  if ('bytesValue' in value) return value.bytesValue;
   return undefined;
+}
+
+function kindValue(kind: (typeof VALUE_KINDS)[number], x: unknown): unknown {
+  switch (kind) {
+    case 'int': {
+      const n = Number(x);
+      return Number.isSafeInteger(n) ? n : String(x);
+    }
+    case 'double':
+      return Number(x);
+    case 'array': {
+      const values = isObject(x) ? x.values : undefined;
+      return Array.isArray(values) ? values.map(anyValue) : [];
+    }
+    case 'kvlist': {
+      const values = isObject(x) ? x.values : undefined;
+      return Object.fromEntries(attributesOf(values));
+    }
+    default:
+      return x;
+  }
 }
 
 function isObject(value: unknown): value is Json {

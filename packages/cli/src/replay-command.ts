@@ -6,14 +6,15 @@ import { parseOtlpTrace } from './otlp-input.js';
 import { printable } from './printable.js';
 import { parseReplayText, Replayer } from './replay.js';
 import { ReplaySummary, tableHeader, tableRow } from './replay-summary.js';
-import type { ReplayError, ReplayLine, ReplayOptions } from './types.js';
+import type { ReplayLine, ReplayOptions } from './types.js';
 
 const PROGRESS_EVERY = 100_000;
 const PROGRESS_MIN_BYTES = 8 * 1024 * 1024;
 
-async function* jsonlLines(
-  file: string,
-): AsyncGenerator<{ line: number; value: ReplayLine | string }> {
+/** An input line or call, and where it is: `:<line>`, or `: [line <n>, ]span <id>` of an OTLP call. */
+type Located = { where: string; value: ReplayLine | string };
+
+async function* jsonlLines(file: string): AsyncGenerator<Located> {
   const input = createReadStream(file, { encoding: 'utf8' });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
@@ -22,23 +23,21 @@ async function* jsonlLines(
     // a byte-order mark some editors write before the first line
     const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
     if (text.trim() === '') continue;
-    yield { line, value: parseReplayText(text) };
+    yield { where: `:${line}`, value: parseReplayText(text) };
   }
 }
 
-async function* otlpLines(
-  file: string,
-  err: NodeJS.WritableStream,
-): AsyncGenerator<{ line: number; value: ReplayLine | string }> {
-  const { calls, skipped, errors } = parseOtlpTrace(await readFile(file, 'utf8'));
-  for (const { line, message } of errors) yield { line, value: message };
+async function* otlpLines(file: string, err: NodeJS.WritableStream): AsyncGenerator<Located> {
+  const { calls, origins, skipped, errors } = parseOtlpTrace(await readFile(file, 'utf8'));
+  for (const { line, message } of errors) yield { where: `:${line}`, value: message };
   if (skipped > 0) {
     err.write(
       `loopguard: ${skipped} tool span(s) without captured arguments were left out; record with ` +
         'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true to replay them\n',
     );
   }
-  for (const [i, call] of calls.entries()) yield { line: i + 1, value: call };
+  // calls are in start-time order: each is named by its span (and line), not by its position
+  for (const [i, call] of calls.entries()) yield { where: `: ${origins[i]}`, value: call };
 }
 
 /** Writes a chunk, waiting while the stream's buffer is full (a slow pipe, a large replay). */
@@ -68,22 +67,22 @@ export async function runReplay(options: ReplayOptions): Promise<number> {
   }
   const engine = createEngine({
     configFile: options.config,
-    onDiagnostic: (m) => options.err.write(`loopguard: ${m}\n`),
+    onDiagnostic: (m) => options.err.write(`loopguard: ${printable(m)}\n`),
   });
   const replayer = new Replayer(engine);
   const summary = new ReplaySummary();
-  const errors: ReplayError[] = [];
+  let bad = 0;
   const progress = options.err.isTTY === true && size >= PROGRESS_MIN_BYTES;
   if (!options.json) options.out.write(`${tableHeader()}\n`);
   let seen = 0;
-  for await (const { line, value } of options.otlp
+  for await (const { where, value } of options.otlp
     ? otlpLines(options.file, options.err)
     : jsonlLines(options.file)) {
     seen += 1;
     if (progress && seen % PROGRESS_EVERY === 0) options.err.write(`\rreplayed ${seen} lines…`);
     if (typeof value === 'string') {
-      errors.push({ line, message: value });
-      options.err.write(`${options.file}:${line}: ${printable(value)}\n`);
+      bad += 1;
+      options.err.write(`${options.file}${printable(where)}: ${printable(value)}\n`);
       continue;
     }
     let record: ReturnType<Replayer['play']>;
@@ -91,9 +90,9 @@ export async function runReplay(options: ReplayOptions): Promise<number> {
       record = replayer.play(value);
     } catch (error) {
       // a line the engine cannot take (arguments nested thousands deep): reported like a bad line
-      const message = `the engine failed on this line: ${(error as Error).message}`;
-      errors.push({ line, message });
-      options.err.write(`${options.file}:${line}: ${printable(message)}\n`);
+      const message = `the engine failed on this call: ${(error as Error).message}`;
+      bad += 1;
+      options.err.write(`${options.file}${printable(where)}: ${printable(message)}\n`);
       continue;
     }
     if (record === undefined) continue;
@@ -110,10 +109,8 @@ export async function runReplay(options: ReplayOptions): Promise<number> {
         '(rows shown: calls with an action other than allow; --all shows every call)\n',
       );
   }
-  if (errors.length > 0) {
-    options.err.write(
-      `loopguard: ${errors.length} bad line(s) skipped; every other line was replayed\n`,
-    );
+  if (bad > 0) {
+    options.err.write(`loopguard: ${bad} bad line(s) skipped; every other line was replayed\n`);
     return 2;
   }
   return 0;

@@ -16,6 +16,8 @@ export interface ReplayCall {
 /** Replay lines recovered from an OTLP trace export, and how many tool spans could not be used. */
 export interface OtlpParseResult {
   calls: ReplayLine[];
+  /** Where each call (same index) is in the input: `span <id>`, after `line <n>, ` in JSON lines. */
+  origins: string[];
   /** `execute_tool` spans left out because they carry no tool name or no captured arguments. */
   skipped: number;
   /** Lines of a JSON-lines export that could not be read (the others are replayed). */

@@ -167,6 +167,43 @@ describe('parseOtlpTrace', () => {
     ]);
   });
 
+  it('reads an export written with the proto field names (resource_spans, string_value, ...)', () => {
+    const { text } = exportSpans([
+      {
+        tool: 'grep',
+        start: T0 + 2,
+        attrs: {
+          'gen_ai.tool.call.arguments': '{"pattern":"TODO"}',
+          'gen_ai.tool.call.result': 'a.ts:1',
+          'loopguard.scope': 's',
+        },
+      },
+      {
+        tool: 'fetch',
+        start: T0 + 1,
+        error: true,
+        // no scope attribute: the trace id is the scope
+        attrs: { 'gen_ai.tool.call.arguments': '{"n":1}' },
+      },
+    ]);
+    // ProtoJSON with the proto names, as protobuf's own printers write when asked to keep them
+    const snake = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(snake);
+      if (typeof value !== 'object' || value === null) return value;
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [
+          k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+          snake(v),
+        ]),
+      );
+    };
+    const proto = JSON.stringify(snake(JSON.parse(text)));
+    expect(proto).toContain('"string_value"');
+    expect(proto).toContain('"start_time_unix_nano"');
+    expect(parseOtlpTrace(proto)).toEqual(parseOtlpTrace(text));
+    expect(parseOtlpTrace(proto).calls).toHaveLength(2);
+  });
+
   it('reads a call loopguard blocked as attempted but never run, not as a failure', () => {
     const { text } = exportSpans([
       {
@@ -244,11 +281,33 @@ describe('parseOtlpTrace', () => {
     expect(() => parseOtlpTrace({ spans: [] })).toThrow(OtlpInputError);
     expect(() => parseOtlpTrace('')).toThrow(/empty/);
     expect(() => parseOtlpTrace('{oops\n{"foo":1}')).toThrow(/line 1: not JSON/);
-    expect(parseOtlpTrace({ resourceSpans: [] })).toEqual({ calls: [], skipped: 0, errors: [] });
+    expect(parseOtlpTrace({ resourceSpans: [] })).toEqual({
+      calls: [],
+      origins: [],
+      skipped: 0,
+      errors: [],
+    });
     // JSON lines: a bad line is reported by number, the other lines are still read
     const { errors } = parseOtlpTrace('\ufeff{"resourceSpans":[]}\n{oops\n{"foo":1}\n');
     expect(errors.map((e) => e.line)).toEqual([2, 3]);
     expect(errors[0]!.message).toMatch(/^not JSON/);
     expect(errors[1]!.message).toMatch(/line 3: not an OTLP trace export/);
+  });
+
+  it('reports a JSON-lines line holding an array with a non-request by its number, and reads the rest', () => {
+    const call = exportSpans([
+      {
+        tool: 'a',
+        start: T0,
+        attrs: { 'gen_ai.tool.call.arguments': '{}', 'loopguard.scope': 's' },
+      },
+    ]).text;
+    const { calls, errors } = parseOtlpTrace(`${call}\n[{"resourceSpans":[]},{"x":1}]\n${call}\n`);
+    expect(errors).toEqual([
+      { line: 2, message: 'line 2, element 2: not an OTLP trace export (no resourceSpans array)' },
+    ]);
+    expect(calls).toHaveLength(2);
+    // one JSON document: the element is named
+    expect(() => parseOtlpTrace([JSON.parse(call), 5])).toThrow(/input, element 2: not an OTLP/);
   });
 });

@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runReplay } from '../src/replay-command.js';
 
@@ -44,5 +46,36 @@ describe('replay table on a terminal', () => {
     const rows = stdout.split('\n').filter((l) => /^\d+ /.test(l));
     expect(rows).toHaveLength(2);
     expect(rows[0]).toContain('a\\nb');
+  });
+});
+
+describe('config messages on a terminal', () => {
+  const bin = fileURLToPath(new URL('../bin/loopguard.js', import.meta.url));
+
+  it('config check and replay write the keys and values of a config file escaped', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-terminal-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const config = join(dir, 'loopguard.config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ [`${ESC}]0;x\u0007`]: 1, guardrails: { hardStop: `${ESC}[2J` } }),
+    );
+    const check = spawnSync(process.execPath, [bin, 'config', 'check', config], {
+      encoding: 'utf8',
+    });
+    expect(check.status).toBe(1);
+    expect(controls(check.stderr)).toEqual([]);
+    expect(check.stderr).toContain('unknown key \\x1b]0;x\\x07');
+    expect(check.stderr).toContain('guardrails.hardStop must be true or false');
+    // replay without --config loads the file of the working directory and reports its problems
+    const session = join(dir, 'session.jsonl');
+    writeFileSync(session, '{"tool":"grep"}\n');
+    const replay = spawnSync(process.execPath, [bin, 'replay', '--json', session], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(replay.status).toBe(0);
+    expect(replay.stderr).toContain('unknown key \\x1b]0;x\\x07');
+    expect(controls(replay.stderr)).toEqual([]);
   });
 });

@@ -203,6 +203,45 @@ describe('loopguard replay --otlp', () => {
   });
 });
 
+describe('loopguard replay --otlp: a call the engine cannot take', () => {
+  it('is named by its line and span, not by its place in start-time order', async () => {
+    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const request = (spans: [string, number, string][]) =>
+      JSON.stringify({
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: spans.map(([spanId, start, args]) => ({
+                  traceId: '0af7651916cd43dd8448eb211c80319c',
+                  spanId,
+                  name: 'execute_tool grep',
+                  startTimeUnixNano: String(start),
+                  attributes: [{ key: 'gen_ai.tool.call.arguments', value: { stringValue: args } }],
+                })),
+              },
+            ],
+          },
+        ],
+      });
+    // the failing call is the second by start time, on line 1
+    const path = file([
+      request([['00000000000000d1', 20, deep]]),
+      request([
+        ['00000000000000a1', 10, '{"q":1}'],
+        ['00000000000000a2', 30, '{"q":1}'],
+      ]),
+    ]);
+    const { code, stdout, stderr } = await replay(path, { otlp: true });
+    expect(code).toBe(2);
+    expect(records(stdout).map((r) => r.i)).toEqual([1, 3]);
+    expect(stderr).toContain(
+      `${path}: line 1, span 00000000000000d1: the engine failed on this call`,
+    );
+    expect(stderr).not.toContain(`${path}:2:`);
+  });
+});
+
 describe('loopguard replay: awkward input', () => {
   it('reads a file that starts with a byte-order mark', async () => {
     const path = file(['\ufeff{"tool":"grep","args":{"q":1}}', '{"tool":"grep","args":{"q":1}}']);
@@ -221,7 +260,7 @@ describe('loopguard replay: awkward input', () => {
     const { code, stdout, stderr } = await replay(path);
     expect(code).toBe(2);
     expect(records(stdout).map((r) => r.i)).toEqual([1, 3]);
-    expect(stderr).toContain(`${path}:2: the engine failed on this line`);
+    expect(stderr).toContain(`${path}:2: the engine failed on this call`);
   });
 
   it('refuses a --config file it cannot read instead of replaying under defaults', async () => {

@@ -131,6 +131,17 @@ describe('reference 002 compatibility', () => {
       'tool_loop_guardrails.exact_failure_warn_after must be a positive integer, got 0',
     );
   });
+
+  it('names the value of a section that is not a mapping', () => {
+    const nested = parseConfigText('tool_loop_guardrails:\n  warn_after: 5\n', 'c.yaml');
+    expect(nested.issues.map((i) => i.message)).toEqual([
+      'tool_loop_guardrails.warn_after must be a mapping of axis to integer, got 5',
+    ]);
+    const root = parseConfigText('tool_loop_guardrails: [3, 5]\n', 'c.yaml');
+    expect(root.issues.map((i) => i.message)).toEqual([
+      'tool_loop_guardrails must be a mapping, got [3,5]',
+    ]);
+  });
 });
 
 describe('reference 002 compatibility, as its own reader accepts it', () => {

@@ -26,7 +26,8 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function describe(value: unknown): string {
+/** A value as a config message shows it: JSON where it has one. */
+export function describe(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 

@@ -1,6 +1,7 @@
 import type { AxisThresholds, ConfigCheck, LoopguardConfig } from '../types.js';
 import {
   boolean,
+  describe,
   digitString,
   type Issues,
   isRecord,
@@ -37,7 +38,11 @@ const FLAT = flatKeys();
 function nested(value: unknown, path: string, issues: Issues): AxisThresholds {
   const out: AxisThresholds = {};
   if (!isRecord(value)) {
-    issues.push({ path, value, message: `${path} must be a mapping of axis to integer` });
+    issues.push({
+      path,
+      value,
+      message: `${path} must be a mapping of axis to integer, got ${describe(value)}`,
+    });
     return out;
   }
   unknownKeys(value, Object.keys(AXES), path, issues);
@@ -71,7 +76,11 @@ export function fromReferenceConfig(section: unknown): ConfigCheck {
   const path = REFERENCE_ROOT_KEY;
   if (section === null || section === undefined) return { config: {}, issues };
   if (!isRecord(section)) {
-    issues.push({ path, value: section, message: `${path} must be a mapping` });
+    issues.push({
+      path,
+      value: section,
+      message: `${path} must be a mapping, got ${describe(section)}`,
+    });
     return { config: {}, issues };
   }
   unknownKeys(
