@@ -47,6 +47,10 @@ function agentSpans(): SpanRecord[] {
           service,
           signature: `${tool}:${name}`,
           action: pick(actions),
+          streak: 1 + Math.floor(next() * 9),
+          count: 1 + Math.floor(next() * 5),
+          durationMs: Math.floor(next() * 500),
+          ...(next() < 0.3 ? { args: `{"q":"${name}"}` } : {}),
           scope: `run-${Math.floor(next() * 40)}`,
           timeMs: fromMs + Math.floor(next() * spanMs),
         }),
@@ -84,8 +88,9 @@ function rangeOf(filter: QueryFilter) {
   };
 }
 
-/** Rows with the same hotspots in the same order; `sampleArgs` may be any call's. */
-const comparable = (rows: Hotspot[]) => rows.map(({ sampleArgs: _, ...row }) => row);
+/** Rows with the same hotspots in the same order; `sampleArgs` may be any call's, or none. */
+const comparable = (rows: Hotspot[]) =>
+  rows.map(({ sampleArgs, ...row }) => ({ ...row, sampled: sampleArgs !== undefined }));
 
 const ranges: [string, QueryFilter][] = [
   ['the whole day', { from: T0, to: T0 + 12 * HOUR }],

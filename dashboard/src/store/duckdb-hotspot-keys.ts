@@ -15,7 +15,7 @@ import type { Hotspot, Page, QueryFilter } from './types.js';
 const MAX_CANDIDATES = 2000;
 
 /** Restricts rows to the keys of `$keys` (decimal, comma separated); `column` names the key. */
-const inKeys = (column: string) =>
+export const inKeys = (column: string) =>
   `${column} IN (SELECT unnest(string_split($keys, ','))::UHUGEINT)`;
 
 /** A page's normalized paging and sort. */
@@ -103,9 +103,32 @@ export async function keyedPage(
 }
 
 /**
- * The rows of a page from the keys pickKeys found: aggregates every column of them by key and
- * names, orders them in full and cuts the page, while a second query counts their sessions from the
- * spans. Undefined when more than MAX_CANDIDATES tie, or when two names of them share a key.
+ * The query of a page's rows for `keys` (decimal, comma separated) in the range (`range`: the
+ * parameters of partsSql): each hotspot with `k`, the names and every column but sessions, then
+ * `groups` (how many rows in all) and, when it knows, `sharedKey` (two names of one key were
+ * seen); `tail` orders and cuts them.
+ */
+export type RowsSql = (
+  filter: QueryFilter,
+  range: Params,
+  keys: string,
+  tail: string,
+) => { sql: string; params: Params };
+
+/** RowsSql aggregating every column by key and names over the range's rollup and spans. */
+export const rollupRows: RowsSql = (filter, range, keys, tail) => {
+  const params: Params = { ...range, keys };
+  const sql = `${partsSql(filter, params, { names: true, key: true, extra: inKeys })}
+  SELECT k, service, tool, signature,
+    ${columns(Object.keys(AGGREGATES) as Aggregated[])}, count(*) OVER () AS groups
+  FROM parts GROUP BY k, service, tool, signature ${tail}`;
+  return { sql, params };
+};
+
+/**
+ * The rows of a page from the keys pickKeys found: `rows` (default rollupRows) gives every column
+ * of them, ordered in full and cut to the page, while a second query counts their sessions from
+ * the spans. Undefined when more than MAX_CANDIDATES tie, or when two names of them share a key.
  */
 export async function pageRows(
   read: Reader,
@@ -114,27 +137,23 @@ export async function pageRows(
   range: Params,
   picked: Picked,
   total: number,
+  rows: RowsSql = rollupRows,
 ): Promise<Page<Hotspot> | undefined> {
   if (picked.n === 0) return { rows: [], total };
   if (!picked.keys) return undefined;
   // joined here: DuckDB takes about half a millisecond to cast one UHUGEINT to text
   const keys = picked.keys.join(',');
-  const keyParams: Params = { ...range, keys };
-  const [rows, sessions] = await Promise.all([
-    read(
-      `${partsSql(filter, keyParams, { names: true, key: true, extra: inKeys })}
-      SELECT k, service, tool, signature,
-        ${columns(Object.keys(AGGREGATES) as Aggregated[])}, count(*) OVER () AS groups
-      FROM parts GROUP BY k, service, tool, signature
-      ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool
-      LIMIT ${p.limit} OFFSET ${p.offset - picked.before}`,
-      keyParams,
-    ),
+  const tail = `ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool
+    LIMIT ${p.limit} OFFSET ${p.offset - picked.before}`;
+  const query = rows(filter, range, keys, tail);
+  const [found, sessions] = await Promise.all([
+    read(query.sql, query.params),
     sessionsByKey(read, filter, keys),
   ]);
   // two names of one key: the keys cannot tell these hotspots apart
-  if (rows.length > 0 && num(rows[0]?.groups) !== picked.n) return undefined;
-  return { total, rows: rows.map((r) => hotspotRow(r, sessions.get(String(r.k)) ?? 0)) };
+  const first = found[0];
+  if (first && (num(first.groups) !== picked.n || first.sharedKey === true)) return undefined;
+  return { total, rows: found.map((r) => hotspotRow(r, sessions.get(String(r.k)) ?? 0)) };
 }
 
 /** Distinct sessions (LoopScope) per hotspot key of `keys`, from the spans of the filter. */

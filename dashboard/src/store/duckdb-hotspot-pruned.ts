@@ -1,5 +1,11 @@
-import { type Picked, pageRows, pickKeys } from './duckdb-hotspot-keys.js';
-import { partsCte, partsSql } from './duckdb-hotspot-parts.js';
+import { type Picked, pageRows, pickKeys, type RowsSql } from './duckdb-hotspot-keys.js';
+import {
+  AGGREGATES,
+  type Aggregated,
+  columns,
+  partsCte,
+  partsSql,
+} from './duckdb-hotspot-parts.js';
 import { ACTION_COLUMNS } from './duckdb-hotspot-totals.js';
 import type { Reader } from './duckdb-queries.js';
 import { num, type Params } from './duckdb-sql.js';
@@ -17,6 +23,8 @@ type PageSpec = ReturnType<typeof normalizePage>;
 interface Live {
   sql: string;
   params: Params;
+  /** Some of them reach past the range (else none is read from the rollup). */
+  straddling?: boolean;
 }
 
 /**
@@ -27,7 +35,8 @@ interface Live {
  * with most calls in all; when they do not prove the page, the page's last row among them gives a
  * floor that every row of the page reaches, and the keys with at least that many calls in all
  * do. A candidate whose first and last call fall in the range (inside it) has its totals as its
- * calls there; only the others are read from the rollup. The total is counted the same way.
+ * calls there, and without an action filter its whole row but sessions; only the others are read
+ * from the rollup. The total is counted the same way.
  * Returns undefined when more keys reach past the range than lie inside it (the rollup of the range
  * alone is then cheaper) or when the candidates would be too many: the caller groups every key.
  */
@@ -49,6 +58,7 @@ export async function prunedPage(
   const inside = num(counts?.inside);
   const straddling = num(counts?.straddling);
   if (straddling > inside) return;
+  live.straddling = straddling > 0;
   const total =
     straddling === 0
       ? Promise.resolve(inside)
@@ -59,8 +69,62 @@ export async function prunedPage(
     tried = await pickAmong(read, filter, p, range, live, { floor: tried.picked.lastCalls });
   }
   if (!tried?.proved) return;
-  return pageRows(read, filter, p, range, tried.picked, await total);
+  // with an action filter, a row's other columns count that action's calls only: from the rollup
+  const rows = filter.action ? undefined : totalsRows(tried.insideKeys);
+  return pageRows(read, filter, p, range, tried.picked, await total, rows);
 }
+
+/** A totals column as the hotspot column it is for a key whose calls all fall in the range. */
+const FROM_TOTALS: Record<Aggregated, string> = {
+  calls: '"Calls"',
+  longestStreak: '"MaxStreak"',
+  nudges: '"Nudges"',
+  warns: '"Warns"',
+  blocks: '"Blocks"',
+  halts: '"Halts"',
+  repeatSeconds: '"RepeatNs" / 1e9',
+  firstSeen: '"FirstMs"',
+  lastSeen: '"LastMs"',
+  sampleArgs: '"SampleArgs"',
+};
+
+/**
+ * RowsSql taking the rows of the page's keys in `inside` (all their calls in the range) from the
+ * totals, and only the others from the range's rollup and spans.
+ */
+function totalsRows(inside: readonly bigint[]): RowsSql {
+  const insideSet = new Set(inside);
+  return (filter, range, keys, tail) => {
+    const params: Params = {};
+    const sources: string[] = [];
+    let head = '';
+    if (inside.length > 0) {
+      params.inside = inside.join(',');
+      const cols = Object.entries(FROM_TOTALS).map(([name, sql]) => `${sql} AS "${name}"`);
+      sources.push(`SELECT "Key" AS k, "ServiceName" AS service, "ToolName" AS tool,
+        "Signature" AS signature, ${cols.join(', ')}, "Shared" AS "sharedKey"
+        FROM loopguard_hotspot_totals WHERE ${inList('"Key"', 'inside')}`);
+    }
+    const rest = keys.split(',').filter((k) => !insideSet.has(BigInt(k)));
+    if (rest.length > 0) {
+      Object.assign(params, range, { rest: rest.join(',') });
+      const extra = (column: string) => inList(column, 'rest');
+      head = partsSql(filter, params, { names: true, key: true, extra });
+      sources.push(`SELECT k, service, tool, signature,
+        ${columns(Object.keys(AGGREGATES) as Aggregated[])}, false AS "sharedKey"
+        FROM parts GROUP BY k, service, tool, signature`);
+    }
+    const sql = `${head}
+    SELECT * EXCLUDE ("sharedKey"), bool_or("sharedKey") OVER () AS "sharedKey",
+      count(*) OVER () AS groups
+    FROM (${sources.join(' UNION ALL BY NAME ')}) ${tail}`;
+    return { sql, params };
+  };
+}
+
+/** Restricts `column` to the keys of the parameter `param` (decimal, comma separated). */
+const inList = (column: string, param: string) =>
+  `${column} IN (SELECT unnest(string_split($${param}, ','))::UHUGEINT)`;
 
 function liveKeys(filter: QueryFilter, range: Params): Live {
   const calls = filter.action ? `"${ACTION_COLUMNS[filter.action]}"` : '"Calls"';
@@ -91,31 +155,34 @@ async function pickAmong(
   range: Params,
   live: Live,
   at: { rank: number } | { floor: number },
-): Promise<{ picked: Picked; proved: boolean } | undefined> {
+): Promise<{ picked: Picked; proved: boolean; insideKeys: bigint[] } | undefined> {
   const edge =
     'rank' in at
       ? `coalesce((SELECT max(calls, ${at.rank})[${at.rank}] FROM live), 0)`
       : String(Math.trunc(at.floor));
-  const params: Params = { ...range, ...live.params };
+  const params: Params = live.straddling ? { ...range, ...live.params } : { ...live.params };
   const straddling = (column: string) =>
     `${column} IN (SELECT "Key" FROM chosen WHERE NOT inside AND (SELECT few FROM cut))`;
+  const fromTotals = 'SELECT "Key" AS k, calls FROM chosen WHERE inside AND (SELECT few FROM cut)';
   const picked = await pickKeys(read, p, {
     head: `WITH live AS MATERIALIZED (${live.sql}),
       edge AS (SELECT ${edge} AS calls),
       chosen AS MATERIALIZED (SELECT "Key", calls, inside FROM live WHERE calls >= (SELECT calls FROM edge)),
       cut AS (SELECT count(*) AS n, count(*) <= ${MAX_CANDIDATES} AS few FROM chosen),
-      ${partsCte(filter, params, { names: false, key: true, extra: straddling })},`,
-    g: `SELECT k, sum(calls) AS calls FROM (
-        SELECT "Key" AS k, calls FROM chosen WHERE inside AND (SELECT few FROM cut)
-        UNION ALL SELECT k, calls FROM parts
-      ) GROUP BY k`,
+      ${live.straddling ? `${partsCte(filter, params, { names: false, key: true, extra: straddling })},` : ''}`,
+    g: live.straddling
+      ? `SELECT k, sum(calls) AS calls FROM (${fromTotals} UNION ALL SELECT k, calls FROM parts) GROUP BY k`
+      : fromTotals,
     params,
     select: `(SELECT n FROM cut) AS chosen,
+      (SELECT list(c.k) FROM candidates c WHERE c.k IN (SELECT "Key" FROM chosen WHERE inside))
+        AS "insideKeys",
       (SELECT coalesce(max(calls), 0) FROM live WHERE calls < (SELECT calls FROM edge)) AS above`,
   });
   if (num(picked.more.chosen) > MAX_CANDIDATES) return;
   const above = num(picked.more.above);
-  return { picked, proved: above === 0 || picked.lastCalls > above };
+  const insideKeys = (picked.more.insideKeys ?? []) as bigint[];
+  return { picked, proved: above === 0 || picked.lastCalls > above, insideKeys };
 }
 
 /** How many keys that reach past an end of the range have calls within it. */

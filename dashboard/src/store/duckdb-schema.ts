@@ -66,9 +66,11 @@ CREATE TABLE IF NOT EXISTS loopguard_hotspots_hourly (
 );
 CREATE TABLE IF NOT EXISTS loopguard_hotspot_totals (
   "Key" UHUGEINT PRIMARY KEY, "ServiceName" VARCHAR NOT NULL, "ToolName" VARCHAR NOT NULL,
-  "Calls" BIGINT NOT NULL, "Allows" BIGINT NOT NULL, "Nudges" BIGINT NOT NULL,
-  "Warns" BIGINT NOT NULL, "Blocks" BIGINT NOT NULL, "Halts" BIGINT NOT NULL,
-  "FirstMs" BIGINT NOT NULL, "LastMs" BIGINT NOT NULL
+  "Signature" VARCHAR NOT NULL, "Calls" BIGINT NOT NULL, "Allows" BIGINT NOT NULL,
+  "Nudges" BIGINT NOT NULL, "Warns" BIGINT NOT NULL, "Blocks" BIGINT NOT NULL,
+  "Halts" BIGINT NOT NULL, "MaxStreak" INTEGER NOT NULL, "RepeatNs" BIGINT NOT NULL,
+  "FirstMs" BIGINT NOT NULL, "LastMs" BIGINT NOT NULL, "SampleArgs" VARCHAR NOT NULL,
+  "Shared" BOOLEAN NOT NULL
 );
 CREATE TABLE IF NOT EXISTS loopguard_sessions_hourly (
   "Hour" BIGINT NOT NULL, "LoopScope" VARCHAR NOT NULL, "ServiceName" VARCHAR NOT NULL,
@@ -165,7 +167,8 @@ export function insertFromStageSql(path: string, longestLine = 0): string {
   return `INSERT INTO otel_traces SELECT ${order}, ${key} FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = ${bufferBytes}, columns = {${cols}})`;
 }
 
-const INT64_MAX = '9223372036854775807';
+/** The largest BIGINT, as SQL: sums of durations stop there. */
+export const INT64_MAX = '9223372036854775807';
 
 /** Upserts staged hourly rollup rows (NDJSON of RollupRow) into loopguard_hotspots_hourly. */
 export function rollupUpsertSql(path: string, longestLine = 0): string {
