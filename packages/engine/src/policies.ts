@@ -70,7 +70,7 @@ export function builtinKind(tool: string): ToolKind | undefined {
 
 /** The policy in force for a tool: the configured one over the built-in kind. */
 export function policyFor(tools: Record<string, ToolPolicy>, tool: string): ToolPolicy {
-  const configured = tools[tool];
+  const configured = Object.hasOwn(tools, tool) ? tools[tool] : undefined;
   if (configured?.kind !== undefined) return configured;
   const kind = builtinKind(tool);
   if (configured === undefined) return kind === undefined ? EMPTY : { kind };

@@ -25,6 +25,25 @@ describe('tool policies', () => {
     expect(decisions[4]!.findings.map((f) => f.axis)).toEqual(['repetition']);
   });
 
+  it('keeps the policy of a tool named like an Object.prototype key', () => {
+    // as JSON.parse (a config file) gives it: an own "__proto__" key
+    const tools = JSON.parse('{"__proto__": {"nudge": false}, "toString": {"nudge": false}}');
+    const engine = engineWith({ tools });
+    for (const tool of ['__proto__', 'toString']) {
+      const actions = [1, 2, 3].map(
+        (i) => call(engine, tool, { q: 1 }, { result: i }).after!.action,
+      );
+      expect(actions, tool).toEqual(['allow', 'allow', 'allow']);
+    }
+    const plain = engineWith();
+    for (const tool of ['__proto__', 'constructor']) {
+      const actions = [1, 2, 3].map(
+        (i) => call(plain, tool, { q: 1 }, { result: i }).after!.action,
+      );
+      expect(actions, tool).toEqual(['allow', 'allow', 'nudge']);
+    }
+  });
+
   it('ignoreArgs keys do not split a signature', () => {
     const engine = engineWith({ tools: { http_get: { ignoreArgs: ['request_id', 'timeout'] } } });
     const decisions = [1, 2, 3].map(

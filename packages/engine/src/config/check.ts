@@ -187,6 +187,8 @@ function guardrailsSection(value: unknown, issues: Issues): LoopguardConfig['gua
   return out;
 }
 
+const OWN = { enumerable: true, writable: true, configurable: true } as const;
+
 /** Validates a native-shape configuration strictly; keeps what is valid and names every problem. */
 export function checkConfig(raw: unknown): ConfigCheck {
   const issues: Issues = [];
@@ -202,7 +204,8 @@ export function checkConfig(raw: unknown): ConfigCheck {
       config.tools = {};
       for (const [name, policy] of Object.entries(tools)) {
         const p = toolPolicy(policy, `tools.${name}`, issues);
-        if (p) config.tools[name] = p;
+        // defined, not assigned: a tool may be named __proto__
+        if (p) Object.defineProperty(config.tools, name, { ...OWN, value: p });
       }
     }
   }

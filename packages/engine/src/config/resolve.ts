@@ -34,7 +34,13 @@ export function mergeConfig(
 ): ResolvedConfig {
   const tools = { ...base.tools };
   for (const [name, policy] of Object.entries(layer.tools ?? {})) {
-    tools[name] = mergePolicy(tools[name], policy);
+    // defined, not assigned: a tool may be named __proto__
+    Object.defineProperty(tools, name, {
+      enumerable: true,
+      writable: true,
+      configurable: true,
+      value: mergePolicy(Object.hasOwn(tools, name) ? tools[name] : undefined, policy),
+    });
   }
   const thresholds = thresholdsOf(layer.nudge?.thresholds);
   return {
