@@ -6,7 +6,6 @@ import {
   partsCte,
   partsSql,
 } from './duckdb-hotspot-parts.js';
-import { ACTION_COLUMNS } from './duckdb-hotspot-totals.js';
 import type { Reader } from './duckdb-queries.js';
 import { num, type Params } from './duckdb-sql.js';
 import type { normalizePage } from './paging.js';
@@ -35,10 +34,10 @@ interface Live {
  * with most calls in all; when they do not prove the page, the page's last row among them gives a
  * floor that every row of the page reaches, and the keys with at least that many calls in all
  * do. A candidate whose first and last call fall in the range (inside it) has its totals as its
- * calls there, and without an action filter its whole row but sessions; only the others are read
- * from the rollup. The total is counted the same way.
- * Returns undefined when more keys reach past the range than lie inside it (the rollup of the range
- * alone is then cheaper) or when the candidates would be too many: the caller groups every key.
+ * row there but sessions; only the others are read from the rollup. The total is counted the same
+ * way. Returns undefined for an action, signature or search filter, when more keys reach past the
+ * range than lie inside it (the rollup of the range alone is then cheaper), or when the candidates
+ * would be too many: the caller groups every key.
  */
 export async function prunedPage(
   read: Reader,
@@ -46,7 +45,10 @@ export async function prunedPage(
   p: PageSpec,
   range: Params,
 ): Promise<Page<Hotspot> | undefined> {
-  if (p.sort !== 'calls' || p.order !== 'desc' || filter.signature || filter.search) return;
+  // an action filter leaves fewer rows to group and needs the rollup for every column: the
+  // grouping of the range is as fast (measured on 1 M spans)
+  const { action, signature, search } = filter;
+  if (p.sort !== 'calls' || p.order !== 'desc' || action || signature || search) return;
   const wanted = Math.max(MIN_CANDIDATES, 2 * (p.offset + p.limit));
   if (wanted > MAX_CANDIDATES) return;
   const live = liveKeys(filter, range);
@@ -69,9 +71,7 @@ export async function prunedPage(
     tried = await pickAmong(read, filter, p, range, live, { floor: tried.picked.lastCalls });
   }
   if (!tried?.proved) return;
-  // with an action filter, a row's other columns count that action's calls only: from the rollup
-  const rows = filter.action ? undefined : totalsRows(tried.insideKeys);
-  return pageRows(read, filter, p, range, tried.picked, await total, rows);
+  return pageRows(read, filter, p, range, tried.picked, await total, totalsRows(tried.insideKeys));
 }
 
 /** A totals column as the hotspot column it is for a key whose calls all fall in the range. */
@@ -127,9 +127,8 @@ const inList = (column: string, param: string) =>
   `${column} IN (SELECT unnest(string_split($${param}, ','))::UHUGEINT)`;
 
 function liveKeys(filter: QueryFilter, range: Params): Live {
-  const calls = filter.action ? `"${ACTION_COLUMNS[filter.action]}"` : '"Calls"';
   const params: Params = { from: range.from ?? 0n, to: range.to ?? 0n };
-  const where = ['"LastMs" >= $from', '"FirstMs" < $to', `${calls} > 0`];
+  const where = ['"LastMs" >= $from', '"FirstMs" < $to'];
   if (filter.service) {
     where.push('"ServiceName" = $service');
     params.service = filter.service;
@@ -138,7 +137,7 @@ function liveKeys(filter: QueryFilter, range: Params): Live {
     where.push('"ToolName" = $tool');
     params.tool = filter.tool;
   }
-  const sql = `SELECT "Key", ${calls} AS calls, "FirstMs" >= $from AND "LastMs" < $to AS inside
+  const sql = `SELECT "Key", "Calls" AS calls, "FirstMs" >= $from AND "LastMs" < $to AS inside
     FROM loopguard_hotspot_totals WHERE ${where.join(' AND ')}`;
   return { sql, params };
 }

@@ -4,13 +4,12 @@ import type { LoopAction } from './types.js';
 
 /**
  * `loopguard_hotspot_totals` holds one row per hotspot key over everything stored: its names, its
- * calls in all and per action, and the other hotspot columns but sessions. The hotspot page sorted
+ * calls and the other hotspot columns but sessions. The hotspot page sorted
  * by calls reads its candidates there, and the rows of those whose calls all fall in the range (see
  * prunedPage); it is upserted from the staged hourly rollup rows on insert and refreshed for the
  * keys that retention touched.
  */
-export const ACTION_COLUMNS: Readonly<Record<LoopAction, string>> = {
-  allow: 'Allows',
+const ACTION_COLUMNS: Readonly<Record<Exclude<LoopAction, 'allow'>, string>> = {
   nudge: 'Nudges',
   warn: 'Warns',
   block: 'Blocks',
