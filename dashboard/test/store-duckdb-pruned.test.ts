@@ -204,6 +204,41 @@ describe('duckdb hotspots sorted by calls from the totals', () => {
     }
   });
 
+  it('counts a key called before and after the range only if it was called within it', async () => {
+    const path = join(dir, 'spanning.duckdb');
+    const store = await openDuckDbStore({ path });
+    const at = (signature: string, hour: number) =>
+      makeToolSpan({ signature, timeMs: T0 + hour * HOUR });
+    await store.insert([
+      ...Array.from({ length: 10 }, (_, i) => at(`grep:inside-${i}`, 5)),
+      at('grep:around', 2),
+      at('grep:around', 9),
+      at('grep:through', 2),
+      at('grep:through', 5),
+      at('grep:through', 5),
+      at('grep:through', 9),
+      at('grep:before', 1),
+      at('grep:before', 6),
+      at('grep:after', 6),
+      at('grep:after', 8),
+    ]);
+    const range = { from: T0 + 4 * HOUR, to: T0 + 7 * HOUR };
+    const fromSpans = await store.hotspots({ ...range, search: ':' }, { limit: 50 });
+    expect(fromSpans.total).toBe(13);
+    expect(fromSpans.rows.map((r) => r.signature)).not.toContain('grep:around');
+    expect((await store.hotspots(range, { limit: 50 })).total).toBe(13);
+    await store.close();
+    const { read, close } = await fileReader(path);
+    try {
+      const p = normalizePage({ limit: 50 }, HOTSPOT_SORTS, 'calls');
+      const page = await prunedPage(read, range, p, rangeOf(range));
+      expect(page?.total).toBe(13);
+      expect(comparable(page?.rows ?? [])).toEqual(comparable(fromSpans.rows));
+    } finally {
+      close();
+    }
+  });
+
   it('gives up when more keys than it reads could be on the page', async () => {
     const path = join(dir, 'many.duckdb');
     const store = await openDuckDbStore({ path });

@@ -22,8 +22,8 @@ type PageSpec = ReturnType<typeof normalizePage>;
 interface Live {
   sql: string;
   params: Params;
-  /** Some of them reach past the range (else none is read from the rollup). */
-  straddling?: boolean;
+  /** The most calls in all of a live key that reaches past the range (0: none does). */
+  straddlingCalls: number;
 }
 
 /**
@@ -34,8 +34,9 @@ interface Live {
  * with most calls in all; when they do not prove the page, the page's last row among them gives a
  * floor that every row of the page reaches, and the keys with at least that many calls in all
  * do. A candidate whose first and last call fall in the range (inside it) has its totals as its
- * row there but sessions; only the others are read from the rollup. The total is counted the same
- * way. Returns undefined for an action, signature or search filter, when more keys reach past the
+ * row there but sessions; only the others are read from the rollup. The total counts every live
+ * key but those called both before and after the range, which the rollup is asked about (the last
+ * call of one called before it, the first of one called after it, fall within it). Returns undefined for an action, signature or search filter, when more keys reach past the
  * range than lie inside it (the rollup of the range alone is then cheaper), or when the candidates
  * would be too many: the caller groups every key.
  */
@@ -53,22 +54,29 @@ export async function prunedPage(
   if (wanted > MAX_CANDIDATES) return;
   const live = liveKeys(filter, range);
   const [counts] = await read(
-    `SELECT count(*) FILTER (inside) AS inside, count(*) FILTER (NOT inside) AS straddling
+    `SELECT count(*) FILTER (inside) AS inside, count(*) FILTER (NOT inside) AS straddling,
+      count(*) FILTER (spanning) AS spanning,
+      coalesce(max(calls) FILTER (NOT inside), 0) AS "straddlingCalls",
+      coalesce(max(calls, ${wanted})[${wanted}], 0) AS edge
     FROM (${live.sql})`,
     live.params,
   );
   const inside = num(counts?.inside);
   const straddling = num(counts?.straddling);
   if (straddling > inside) return;
-  live.straddling = straddling > 0;
+  live.straddlingCalls = num(counts?.straddlingCalls);
+  // a live key called only before the range or only after it has its last or first call in it
+  const certain = inside + straddling - num(counts?.spanning);
   const total =
-    straddling === 0
-      ? Promise.resolve(inside)
-      : straddlingInRange(read, filter, range, live).then((n) => n + inside);
+    certain === inside + straddling
+      ? Promise.resolve(certain)
+      : spanningInRange(read, filter, range, live).then((n) => n + certain);
   total.catch(() => undefined); // not awaited when the candidates are too many
-  let tried = await pickAmong(read, filter, p, range, live, { rank: wanted });
+  // the keys with as many calls in all as the one ranked `wanted`; then, if need be, with as many
+  // as the page's last row among them
+  let tried = await pickAmong(read, filter, p, range, live, num(counts?.edge));
   if (tried && !tried.proved) {
-    tried = await pickAmong(read, filter, p, range, live, { floor: tried.picked.lastCalls });
+    tried = await pickAmong(read, filter, p, range, live, tried.picked.lastCalls);
   }
   if (!tried?.proved) return;
   return pageRows(read, filter, p, range, tried.picked, await total, totalsRows(tried.insideKeys));
@@ -137,15 +145,17 @@ function liveKeys(filter: QueryFilter, range: Params): Live {
     where.push('"ToolName" = $tool');
     params.tool = filter.tool;
   }
-  const sql = `SELECT "Key", "Calls" AS calls, "FirstMs" >= $from AND "LastMs" < $to AS inside
+  // spanning: called before the range and after it, maybe never within it
+  const sql = `SELECT "Key", "Calls" AS calls, "FirstMs" >= $from AND "LastMs" < $to AS inside,
+      "FirstMs" < $from AND "LastMs" >= $to AS spanning
     FROM loopguard_hotspot_totals WHERE ${where.join(' AND ')}`;
-  return { sql, params };
+  return { sql, params, straddlingCalls: 0 };
 }
 
 /**
- * pickKeys over the live keys with as many calls in all as the one ranked `rank`, or at least
- * `floor`: the inside ones with their totals, the others from the rollup. Undefined when those are
- * more than MAX_CANDIDATES; `proved` when no key left out can be on the page.
+ * pickKeys over the live keys with at least `edge` calls in all: the inside ones with their totals,
+ * the others (if any can be among them) from the rollup. Undefined when those are more than
+ * MAX_CANDIDATES; `proved` when no key left out can be on the page.
  */
 async function pickAmong(
   read: Reader,
@@ -153,23 +163,20 @@ async function pickAmong(
   p: PageSpec,
   range: Params,
   live: Live,
-  at: { rank: number } | { floor: number },
+  edge: number,
 ): Promise<{ picked: Picked; proved: boolean; insideKeys: bigint[] } | undefined> {
-  const edge =
-    'rank' in at
-      ? `coalesce((SELECT max(calls, ${at.rank})[${at.rank}] FROM live), 0)`
-      : String(Math.trunc(at.floor));
-  const params: Params = live.straddling ? { ...range, ...live.params } : { ...live.params };
+  const straddlers = live.straddlingCalls > 0 && live.straddlingCalls >= edge;
+  const params: Params = straddlers ? { ...range, ...live.params } : { ...live.params };
   const straddling = (column: string) =>
     `${column} IN (SELECT "Key" FROM chosen WHERE NOT inside AND (SELECT few FROM cut))`;
   const fromTotals = 'SELECT "Key" AS k, calls FROM chosen WHERE inside AND (SELECT few FROM cut)';
   const picked = await pickKeys(read, p, {
     head: `WITH live AS MATERIALIZED (${live.sql}),
-      edge AS (SELECT ${edge} AS calls),
+      edge AS (SELECT ${Math.trunc(edge)} AS calls),
       chosen AS MATERIALIZED (SELECT "Key", calls, inside FROM live WHERE calls >= (SELECT calls FROM edge)),
       cut AS (SELECT count(*) AS n, count(*) <= ${MAX_CANDIDATES} AS few FROM chosen),
-      ${live.straddling ? `${partsCte(filter, params, { names: false, key: true, extra: straddling })},` : ''}`,
-    g: live.straddling
+      ${straddlers ? `${partsCte(filter, params, { names: false, key: true, extra: straddling })},` : ''}`,
+    g: straddlers
       ? `SELECT k, sum(calls) AS calls FROM (${fromTotals} UNION ALL SELECT k, calls FROM parts) GROUP BY k`
       : fromTotals,
     params,
@@ -184,18 +191,18 @@ async function pickAmong(
   return { picked, proved: above === 0 || picked.lastCalls > above, insideKeys };
 }
 
-/** How many keys that reach past an end of the range have calls within it. */
-async function straddlingInRange(
+/** How many live keys called both before and after the range have calls within it. */
+async function spanningInRange(
   read: Reader,
   filter: QueryFilter,
   range: Params,
   live: Live,
 ): Promise<number> {
   const params: Params = { ...range, ...live.params };
-  const straddling = (column: string) =>
-    `${column} IN (SELECT "Key" FROM (${live.sql}) WHERE NOT inside)`;
+  const spanning = (column: string) =>
+    `${column} IN (SELECT "Key" FROM (${live.sql}) WHERE spanning)`;
   const [row] = await read(
-    `${partsSql(filter, params, { names: false, key: true, extra: straddling })}
+    `${partsSql(filter, params, { names: false, key: true, extra: spanning })}
     SELECT count(DISTINCT k) AS n FROM parts`,
     params,
   );
