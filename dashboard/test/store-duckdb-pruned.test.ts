@@ -7,7 +7,13 @@ import { openDuckDbStore } from '../src/store/duckdb.js';
 import { prunedPage } from '../src/store/duckdb-hotspot-pruned.js';
 import type { Reader } from '../src/store/duckdb-queries.js';
 import { HOTSPOT_SORTS, normalizePage } from '../src/store/paging.js';
-import type { Hotspot, LoopAction, QueryFilter, SpanRecord } from '../src/store/types.js';
+import type {
+  Hotspot,
+  LoopAction,
+  PageRequest,
+  QueryFilter,
+  SpanRecord,
+} from '../src/store/types.js';
 import { makeToolSpan } from './span-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-pruned-'));
@@ -88,6 +94,17 @@ function rangeOf(filter: QueryFilter) {
   };
 }
 
+/** prunedPage over a closed store's file, called as queryHotspots calls it. */
+async function prunedOn(path: string, filter: QueryFilter, page: PageRequest = { limit: 5 }) {
+  const { read, close } = await fileReader(path);
+  try {
+    const p = normalizePage(page, HOTSPOT_SORTS, 'calls');
+    return await prunedPage(read, filter, p, rangeOf(filter));
+  } finally {
+    close();
+  }
+}
+
 /** Rows with the same hotspots in the same order; `sampleArgs` may be any call's, or none. */
 const comparable = (rows: Hotspot[]) =>
   rows.map(({ sampleArgs, ...row }) => ({ ...row, sampled: sampleArgs !== undefined }));
@@ -135,39 +152,29 @@ describe('duckdb hotspots sorted by calls from the totals', () => {
   });
 
   it('proves the page from the totals when the keys with most calls hold it', async () => {
-    const { read, close } = await fileReader(path);
-    try {
-      let proved = 0;
-      // (most keys reach past the three middle hours: those are left to the rollup of the range)
-      const unfiltered = filters.filter((f) => !f.action);
-      for (const [, range] of ranges.slice(0, 2)) {
-        for (const filter of unfiltered) {
-          const f = { ...range, ...filter };
-          const p = normalizePage({ limit: 5 }, HOTSPOT_SORTS, 'calls');
-          const page = await prunedPage(read, f, p, rangeOf(f));
-          if (page) proved++;
-        }
+    let proved = 0;
+    // (most keys reach past the three middle hours: those are left to the rollup of the range)
+    const unfiltered = filters.filter((f) => !f.action);
+    for (const [, range] of ranges.slice(0, 2)) {
+      for (const filter of unfiltered) {
+        if (await prunedOn(path, { ...range, ...filter })) proved++;
       }
-      expect(proved).toBe(2 * unfiltered.length);
-      const whole = ranges[0]![1];
-      const p = normalizePage({ limit: 5 }, HOTSPOT_SORTS, 'calls');
-      const page = await prunedPage(read, whole, p, rangeOf(whole));
-      expect(page?.rows.map((r) => r.signature.split(':')[1])).toEqual(
-        expect.arrayContaining([expect.stringMatching(/^heavy-/)]),
-      );
-      // only sort=calls descending, without search, signature or action filter
-      for (const [page2, f2] of [
-        [{ sort: 'calls', order: 'asc' }, whole],
-        [{ sort: 'warns' }, whole],
-        [{}, { ...whole, search: 'grep' }],
-        [{}, { ...whole, signature: 'grep:heavy-1' }],
-        [{}, { ...whole, action: 'nudge' }],
-      ] as const) {
-        const np = normalizePage(page2, HOTSPOT_SORTS, 'calls');
-        expect(await prunedPage(read, f2, np, rangeOf(f2))).toBeUndefined();
-      }
-    } finally {
-      close();
+    }
+    expect(proved).toBe(2 * unfiltered.length);
+    const whole = ranges[0]![1];
+    const page = await prunedOn(path, whole);
+    expect(page?.rows.map((r) => r.signature.split(':')[1])).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^heavy-/)]),
+    );
+    // only sort=calls descending, without search, signature or action filter
+    for (const [request, filter] of [
+      [{ sort: 'calls', order: 'asc' }, whole],
+      [{ sort: 'warns' }, whole],
+      [{}, { ...whole, search: 'grep' }],
+      [{}, { ...whole, signature: 'grep:heavy-1' }],
+      [{}, { ...whole, action: 'nudge' }],
+    ] as const) {
+      expect(await prunedOn(path, filter, request)).toBeUndefined();
     }
   });
 
@@ -193,15 +200,9 @@ describe('duckdb hotspots sorted by calls from the totals', () => {
     expect(got.total).toBe(500);
     expect(got.rows.map((r) => [r.signature, r.calls])).toEqual(expected);
     await store.close();
-    const { read, close } = await fileReader(path);
-    try {
-      const p = normalizePage({ limit: 5 }, HOTSPOT_SORTS, 'calls');
-      const page = await prunedPage(read, range, p, rangeOf(range));
-      expect(page?.total).toBe(500);
-      expect(page?.rows.map((r) => [r.signature, r.calls])).toEqual(expected);
-    } finally {
-      close();
-    }
+    const page = await prunedOn(path, range);
+    expect(page?.total).toBe(500);
+    expect(page?.rows.map((r) => [r.signature, r.calls])).toEqual(expected);
   });
 
   it('counts a key called before and after the range only if it was called within it', async () => {
@@ -228,15 +229,9 @@ describe('duckdb hotspots sorted by calls from the totals', () => {
     expect(fromSpans.rows.map((r) => r.signature)).not.toContain('grep:around');
     expect((await store.hotspots(range, { limit: 50 })).total).toBe(13);
     await store.close();
-    const { read, close } = await fileReader(path);
-    try {
-      const p = normalizePage({ limit: 50 }, HOTSPOT_SORTS, 'calls');
-      const page = await prunedPage(read, range, p, rangeOf(range));
-      expect(page?.total).toBe(13);
-      expect(comparable(page?.rows ?? [])).toEqual(comparable(fromSpans.rows));
-    } finally {
-      close();
-    }
+    const page = await prunedOn(path, range, { limit: 50 });
+    expect(page?.total).toBe(13);
+    expect(comparable(page?.rows ?? [])).toEqual(comparable(fromSpans.rows));
   });
 
   it('gives up when more keys than it reads could be on the page', async () => {
@@ -251,13 +246,7 @@ describe('duckdb hotspots sorted by calls from the totals', () => {
     expect(got.total).toBe(2100);
     expect(got.rows.map((r) => r.signature)).toEqual(['grep:0000', 'grep:0001', 'grep:0002']);
     await store.close();
-    const { read, close } = await fileReader(path);
-    try {
-      const p = normalizePage({ limit: 3 }, HOTSPOT_SORTS, 'calls');
-      expect(await prunedPage(read, range, p, rangeOf(range))).toBeUndefined();
-    } finally {
-      close();
-    }
+    expect(await prunedOn(path, range, { limit: 3 })).toBeUndefined();
   });
 
   it('keeps the totals equal to the rollup through retention and on a file written before them', async () => {
