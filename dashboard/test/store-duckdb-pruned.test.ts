@@ -122,6 +122,18 @@ const filters: Omit<QueryFilter, 'from' | 'to'>[] = [
   { service: 'svc-0', action: 'warn' },
 ];
 const pages = [{ limit: 5 }, { offset: 3, limit: 4 }, { limit: 50 }, { offset: 40, limit: 30 }];
+/** The sorts a page can be pruned on (descending, calls first), and one it cannot. */
+const sorts = [
+  'calls',
+  'longestStreak',
+  'nudges',
+  'warns',
+  'blocks',
+  'halts',
+  'repeatSeconds',
+  'lastSeen',
+  'firstSeen',
+];
 
 /** Total ordering of (totals) rows, for comparing the table with what the rollup gives. */
 const TOTALS_FROM_ROLLUP = `SELECT "Key", sum("Calls")::BIGINT AS calls, min("FirstMs") AS f, max("LastMs") AS l
@@ -148,6 +160,20 @@ describe('duckdb hotspots sorted by calls from the totals', () => {
         }
       }
     }
+    for (const [name, range] of ranges) {
+      for (const filter of filters.filter((f) => !f.action)) {
+        for (const sort of sorts.slice(1)) {
+          for (const page of pages.slice(0, 2)) {
+            const request = { ...page, sort };
+            const label = `${name} ${JSON.stringify(filter)} ${JSON.stringify(request)}`;
+            const got = await store.hotspots({ ...range, ...filter }, request);
+            const fromSpans = await store.hotspots({ ...range, ...filter, search: ':' }, request);
+            expect(got.total, label).toBe(fromSpans.total);
+            expect(comparable(got.rows), label).toEqual(comparable(fromSpans.rows));
+          }
+        }
+      }
+    }
     await store.close();
   });
 
@@ -166,10 +192,16 @@ describe('duckdb hotspots sorted by calls from the totals', () => {
     expect(page?.rows.map((r) => r.signature.split(':')[1])).toEqual(
       expect.arrayContaining([expect.stringMatching(/^heavy-/)]),
     );
-    // only sort=calls descending, without search, signature or action filter
+    // the other sorts bounded by their totals, descending
+    for (const sort of ['longestStreak', 'nudges', 'repeatSeconds', 'lastSeen']) {
+      expect(await prunedOn(path, whole, { sort }), sort).toBeDefined();
+    }
+    // only those, without search, signature or action filter
     for (const [request, filter] of [
       [{ sort: 'calls', order: 'asc' }, whole],
-      [{ sort: 'warns' }, whole],
+      [{ sort: 'firstSeen' }, whole],
+      [{ sort: 'signature' }, whole],
+      [{ sort: 'warns', order: 'asc' }, whole],
       [{}, { ...whole, search: 'grep' }],
       [{}, { ...whole, signature: 'grep:heavy-1' }],
       [{}, { ...whole, action: 'nudge' }],

@@ -31,8 +31,8 @@ export interface Picked {
   n: number;
   /** Those keys; undefined when more than MAX_CANDIDATES. */
   keys: bigint[] | undefined;
-  /** Calls of the page's last row (0 when the rows end before it). */
-  lastCalls: number;
+  /** The sort column of the page's last row (undefined when the rows end before it). */
+  lastValue: number | undefined;
 }
 
 /**
@@ -63,7 +63,7 @@ export async function pickKeys(
       SELECT g.k FROM g CROSS JOIN first LEFT JOIN last ON true
       WHERE NOT ${before('g', 'first')} AND (last.calls IS NULL OR NOT ${before('last', 'g')})
     )
-    SELECT (SELECT count(*) FROM g) AS total, (SELECT calls FROM last) AS "lastCalls",
+    SELECT (SELECT count(*) FROM g) AS total, (SELECT ${sort} FROM last) AS "lastValue",
       (SELECT count(*) FROM g CROSS JOIN first WHERE ${before('g', 'first')}) AS before,
       (SELECT count(*) FROM candidates) AS n,
       (SELECT list(k) FROM candidates
@@ -76,7 +76,7 @@ export async function pickKeys(
     before: num(picked?.before),
     n: num(picked?.n),
     keys: (picked?.keys ?? undefined) as bigint[] | undefined,
-    lastCalls: num(picked?.lastCalls),
+    lastValue: picked?.lastValue == null ? undefined : num(picked.lastValue),
     more: picked ?? {},
   };
 }

@@ -5,6 +5,7 @@ import {
   columns,
   partsCte,
   partsSql,
+  sortColumn,
 } from './duckdb-hotspot-parts.js';
 import type { Reader } from './duckdb-queries.js';
 import { num, type Params } from './duckdb-sql.js';
@@ -22,9 +23,24 @@ type PageSpec = ReturnType<typeof normalizePage>;
 interface Live {
   sql: string;
   params: Params;
-  /** The most calls in all of a live key that reaches past the range (0: none does). */
-  straddlingCalls: number;
+  /** The highest bound of a live key that reaches past the range (undefined: none does). */
+  straddlingBound?: number;
 }
+
+/**
+ * For each sort the page can be pruned on (descending), the totals column that bounds a key's value
+ * in any range from above: the value over everything stored.
+ */
+const BOUNDS: Readonly<Record<string, string>> = {
+  calls: '"Calls"',
+  longestStreak: '"MaxStreak"',
+  nudges: '"Nudges"',
+  warns: '"Warns"',
+  blocks: '"Blocks"',
+  halts: '"Halts"',
+  repeatSeconds: '"RepeatNs" / 1e9',
+  lastSeen: '"LastMs"',
+};
 
 /**
  * The page sorted by calls, descending, aggregated over a few hundred candidate keys instead of
@@ -49,22 +65,23 @@ export async function prunedPage(
   // an action filter leaves fewer rows to group and needs the rollup for every column: the
   // grouping of the range is as fast (measured on 1 M spans)
   const { action, signature, search } = filter;
-  if (p.sort !== 'calls' || p.order !== 'desc' || action || signature || search) return;
+  const bound = BOUNDS[p.sort];
+  if (!bound || p.order !== 'desc' || action || signature || search) return;
   const wanted = Math.max(MIN_CANDIDATES, 2 * (p.offset + p.limit));
   if (wanted > MAX_CANDIDATES) return;
-  const live = liveKeys(filter, range);
+  const live = liveKeys(filter, range, bound);
   const [counts] = await read(
     `SELECT count(*) FILTER (inside) AS inside, count(*) FILTER (NOT inside) AS straddling,
       count(*) FILTER (spanning) AS spanning,
-      coalesce(max(calls) FILTER (NOT inside), 0) AS "straddlingCalls",
-      coalesce(max(calls, ${wanted})[${wanted}], 0) AS edge
+      max(bound) FILTER (NOT inside) AS "straddlingBound",
+      coalesce(max(bound, ${wanted})[${wanted}], 0) AS edge
     FROM (${live.sql})`,
     live.params,
   );
   const inside = num(counts?.inside);
   const straddling = num(counts?.straddling);
   if (straddling > inside) return;
-  live.straddlingCalls = num(counts?.straddlingCalls);
+  if (counts?.straddlingBound != null) live.straddlingBound = num(counts.straddlingBound);
   // a live key called only before the range or only after it has its last or first call in it
   const certain = inside + straddling - num(counts?.spanning);
   const total =
@@ -72,11 +89,11 @@ export async function prunedPage(
       ? Promise.resolve(certain)
       : spanningInRange(read, filter, range, live).then((n) => n + certain);
   total.catch(() => undefined); // not awaited when the candidates are too many
-  // the keys with as many calls in all as the one ranked `wanted`; then, if need be, with as many
-  // as the page's last row among them
+  // the keys bounded as high as the one ranked `wanted`; then, if need be, as high as the page's
+  // last row among them
   let tried = await pickAmong(read, filter, p, range, live, num(counts?.edge));
   if (tried && !tried.proved) {
-    tried = await pickAmong(read, filter, p, range, live, tried.picked.lastCalls);
+    tried = await pickAmong(read, filter, p, range, live, tried.picked.lastValue ?? 0);
   }
   if (!tried?.proved) return;
   return pageRows(read, filter, p, range, tried.picked, await total, totalsRows(tried.insideKeys));
@@ -134,7 +151,7 @@ function totalsRows(inside: readonly bigint[]): RowsSql {
 const inList = (column: string, param: string) =>
   `${column} IN (SELECT unnest(string_split($${param}, ','))::UHUGEINT)`;
 
-function liveKeys(filter: QueryFilter, range: Params): Live {
+function liveKeys(filter: QueryFilter, range: Params, bound: string): Live {
   const params: Params = { from: range.from ?? 0n, to: range.to ?? 0n };
   const where = ['"LastMs" >= $from', '"FirstMs" < $to'];
   if (filter.service) {
@@ -146,16 +163,17 @@ function liveKeys(filter: QueryFilter, range: Params): Live {
     params.tool = filter.tool;
   }
   // spanning: called before the range and after it, maybe never within it
-  const sql = `SELECT "Key", "Calls" AS calls, "FirstMs" >= $from AND "LastMs" < $to AS inside,
+  const sql = `SELECT "Key", "Calls" AS calls, ${bound} AS bound,
+      "FirstMs" >= $from AND "LastMs" < $to AS inside,
       "FirstMs" < $from AND "LastMs" >= $to AS spanning
     FROM loopguard_hotspot_totals WHERE ${where.join(' AND ')}`;
-  return { sql, params, straddlingCalls: 0 };
+  return { sql, params };
 }
 
 /**
- * pickKeys over the live keys with at least `edge` calls in all: the inside ones with their totals,
- * the others (if any can be among them) from the rollup. Undefined when those are more than
- * MAX_CANDIDATES; `proved` when no key left out can be on the page.
+ * pickKeys over the live keys bounded at least as high as `edge`: the inside ones with their
+ * totals, the others (if any can be among them) from the rollup. Undefined when those are more
+ * than MAX_CANDIDATES; `proved` when no key left out can be on the page.
  */
 async function pickAmong(
   read: Reader,
@@ -165,30 +183,31 @@ async function pickAmong(
   live: Live,
   edge: number,
 ): Promise<{ picked: Picked; proved: boolean; insideKeys: bigint[] } | undefined> {
-  const straddlers = live.straddlingCalls > 0 && live.straddlingCalls >= edge;
-  const params: Params = straddlers ? { ...range, ...live.params } : { ...live.params };
+  const straddlers = live.straddlingBound !== undefined && live.straddlingBound >= edge;
+  const params: Params = { ...(straddlers ? range : {}), ...live.params, edge };
   const straddling = (column: string) =>
     `${column} IN (SELECT "Key" FROM chosen WHERE NOT inside AND (SELECT few FROM cut))`;
-  const fromTotals = 'SELECT "Key" AS k, calls FROM chosen WHERE inside AND (SELECT few FROM cut)';
+  const value = p.sort === 'calls' ? '' : `, bound AS "${p.sort}"`;
+  const fromTotals = `SELECT "Key" AS k, calls${value} FROM chosen WHERE inside AND (SELECT few FROM cut)`;
+  const fromParts = `SELECT k, ${columns(['calls', ...sortColumn(p.sort)])} FROM parts GROUP BY k`;
   const picked = await pickKeys(read, p, {
     head: `WITH live AS MATERIALIZED (${live.sql}),
-      edge AS (SELECT ${Math.trunc(edge)} AS calls),
-      chosen AS MATERIALIZED (SELECT "Key", calls, inside FROM live WHERE calls >= (SELECT calls FROM edge)),
+      chosen AS MATERIALIZED (SELECT "Key", calls, bound, inside FROM live WHERE bound >= $edge),
       cut AS (SELECT count(*) AS n, count(*) <= ${MAX_CANDIDATES} AS few FROM chosen),
       ${straddlers ? `${partsCte(filter, params, { names: false, key: true, extra: straddling })},` : ''}`,
-    g: straddlers
-      ? `SELECT k, sum(calls) AS calls FROM (${fromTotals} UNION ALL SELECT k, calls FROM parts) GROUP BY k`
-      : fromTotals,
+    g: straddlers ? `${fromTotals} UNION ALL BY NAME ${fromParts}` : fromTotals,
     params,
     select: `(SELECT n FROM cut) AS chosen,
       (SELECT list(c.k) FROM candidates c WHERE c.k IN (SELECT "Key" FROM chosen WHERE inside))
         AS "insideKeys",
-      (SELECT coalesce(max(calls), 0) FROM live WHERE calls < (SELECT calls FROM edge)) AS above`,
+      (SELECT max(bound) FROM live WHERE bound < $edge) AS above`,
   });
   if (num(picked.more.chosen) > MAX_CANDIDATES) return;
-  const above = num(picked.more.above);
+  const { above } = picked.more;
   const insideKeys = (picked.more.insideKeys ?? []) as bigint[];
-  return { picked, proved: above === 0 || picked.lastCalls > above, insideKeys };
+  // proved: every key left out is bounded below the page's last row (or none is left out)
+  const proved = above == null || (picked.lastValue ?? -Infinity) > num(above);
+  return { picked, proved, insideKeys };
 }
 
 /** How many live keys called both before and after the range have calls within it. */
