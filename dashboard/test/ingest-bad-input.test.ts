@@ -55,6 +55,28 @@ describe('ingest refuses bad input with a reason and stores nothing of it', () =
     expect((await post(group, PROTO)).status).toBe(400);
   });
 
+  it('text that is not UTF-8, in a JSON body or a protobuf string field', async () => {
+    const before = await stored();
+    const [head, tail] = request({ ...okSpan, name: '@' }).split('@') as [string, string];
+    const json = Buffer.concat([
+      Buffer.from(head),
+      Buffer.from([0x61, 0xff, 0x62]),
+      Buffer.from(tail),
+    ]);
+    await expectError(await post(json, JSON_CT), 400, /not valid UTF-8/);
+    const proto = toProtobuf(await sdkSpans(2));
+    const at = proto.indexOf(Buffer.from('execute_tool'));
+    expect(at).toBeGreaterThan(0);
+    for (const byte of [0xff, 0xc3]) {
+      const bad = Buffer.from(proto);
+      bad[at + 3] = byte; // 0xff is never UTF-8; 0xc3 wants a continuation byte, gets 'u'
+      const res = await post(bad, PROTO);
+      expect(res.status).toBe(400);
+      expect(Buffer.from(await res.arrayBuffer()).toString('utf8')).toMatch(/not valid UTF-8/);
+    }
+    expect(await stored()).toBe(before);
+  });
+
   it('JSON of the wrong types, with the path of the offending field', async () => {
     await expectError(
       await post('{"resourceSpans": {}}', JSON_CT),

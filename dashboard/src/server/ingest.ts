@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { Hono } from 'hono';
 import type { Store } from '../store/types.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
@@ -64,6 +65,8 @@ export function otlpErrorResponse(
 function decode(encoding: OtlpEncoding, body: Buffer): DecodedSpans {
   try {
     if (encoding === 'protobuf') return decodeProtobufRequest(body);
+    // JSON text is UTF-8 (RFC 8259); decoding would replace other bytes with U+FFFD unseen
+    if (!isUtf8(body)) throw new OtlpFormatError('invalid JSON: the body is not valid UTF-8');
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));

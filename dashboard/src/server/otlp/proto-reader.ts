@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { OtlpFormatError } from './model.js';
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
@@ -117,12 +118,12 @@ export class ProtoReader {
     this.pos = stop;
     const length = stop - start;
     if (length === 0) return '';
-    if (length > INTERN_MAX) return this.buf.toString('utf8', start, stop);
+    if (length > INTERN_MAX) return this.utf8(start, stop);
     const buf = this.buf;
     let h = length;
     for (let i = start; i < stop; i++) {
       const b = buf[i]!;
-      if (b >= 0x80) return buf.toString('utf8', start, stop);
+      if (b >= 0x80) return this.utf8(start, stop);
       h = Math.imul(h ^ b, 0x01000193);
     }
     const slot = (h ^ (h >>> 15)) & (INTERN_SLOTS - 1);
@@ -140,6 +141,16 @@ export class ProtoReader {
     const text = buf.toString('latin1', start, stop);
     interned[slot] = text;
     return text;
+  }
+
+  /** Text of bytes that must be UTF-8, as protobuf string fields are (the Collector refuses others). */
+  private utf8(start: number, stop: number): string {
+    const bytes = this.buf.subarray(start, stop);
+    if (!isUtf8(bytes)) {
+      this.pos = start;
+      this.fail('string field is not valid UTF-8');
+    }
+    return bytes.toString('utf8');
   }
 
   /** Bytes as lowercase hex (for ids). */
