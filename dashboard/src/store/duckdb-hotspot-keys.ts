@@ -14,9 +14,15 @@ import type { Hotspot, Page, QueryFilter } from './types.js';
 /** Most candidates (rows tied with the page's first or last on the sort) resolved by key. */
 const MAX_CANDIDATES = 2000;
 
-/** Restricts rows to the keys of `$keys` (decimal, comma separated); `column` names the key. */
-export const inKeys = (column: string) =>
-  `${column} IN (SELECT unnest(string_split($keys, ','))::UHUGEINT)`;
+/**
+ * Restricts rows to the keys of the parameter `param` (decimal, comma separated); `column` names
+ * the key.
+ */
+export const inKeyList = (column: string, param: string) =>
+  `${column} IN (SELECT unnest(string_split($${param}, ','))::UHUGEINT)`;
+
+/** inKeyList of `$keys`. */
+const inKeys = (column: string) => inKeyList(column, 'keys');
 
 /** A page's normalized paging and sort. */
 type PageSpec = ReturnType<typeof normalizePage>;

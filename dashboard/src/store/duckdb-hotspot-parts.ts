@@ -26,15 +26,31 @@ export const columns = (names: readonly Aggregated[]) =>
 export const sortColumn = (sort: string): Aggregated[] =>
   sort !== 'calls' && sort in AGGREGATES ? [sort as Aggregated] : [];
 
-function rollupWhere(filter: QueryFilter, params: Params): string {
-  const parts = ['"Hour" >= $fullFrom', '"Hour" < $fullTo'];
-  if (filter.service) parts.push('"ServiceName" = $service');
-  if (filter.tool) parts.push('"ToolName" = $tool');
-  if (filter.signature) parts.push('"Signature" = $signature');
-  if (filter.action) parts.push('"LoopAction" = $action');
-  for (const k of ['service', 'tool', 'signature', 'action'] as const) {
-    if (filter[k]) params[k] = filter[k];
+/** The filter's columns in the hotspot tables (the rollup and the totals name them alike). */
+const FILTER_COLUMNS = {
+  service: 'ServiceName',
+  tool: 'ToolName',
+  signature: 'Signature',
+  action: 'LoopAction',
+} as const;
+
+/** The conditions of the filter's service, tool, signature and action, their values in `params`. */
+export function nameConditions(filter: QueryFilter, params: Params): string[] {
+  const conditions: string[] = [];
+  for (const [k, column] of Object.entries(FILTER_COLUMNS) as [
+    keyof typeof FILTER_COLUMNS,
+    string,
+  ][]) {
+    const value = filter[k];
+    if (!value) continue;
+    conditions.push(`"${column}" = $${k}`);
+    params[k] = value;
   }
+  return conditions;
+}
+
+function rollupWhere(filter: QueryFilter, params: Params): string {
+  const parts = ['"Hour" >= $fullFrom', '"Hour" < $fullTo', ...nameConditions(filter, params)];
   return `WHERE ${parts.join(' AND ')}`;
 }
 

@@ -1,8 +1,9 @@
-import { type Picked, pageRows, pickKeys, type RowsSql } from './duckdb-hotspot-keys.js';
+import { inKeyList, type Picked, pageRows, pickKeys, type RowsSql } from './duckdb-hotspot-keys.js';
 import {
   AGGREGATES,
   type Aggregated,
   columns,
+  nameConditions,
   partsCte,
   partsSql,
   sortColumn,
@@ -28,33 +29,34 @@ interface Live {
 }
 
 /**
- * For each sort the page can be pruned on (descending), the totals column that bounds a key's value
- * in any range from above: the value over everything stored.
+ * The sorts a page can be pruned on (descending): each is bounded in any range from above by its
+ * value over everything stored, the totals' column of it (FROM_TOTALS).
  */
-const BOUNDS: Readonly<Record<string, string>> = {
-  calls: '"Calls"',
-  longestStreak: '"MaxStreak"',
-  nudges: '"Nudges"',
-  warns: '"Warns"',
-  blocks: '"Blocks"',
-  halts: '"Halts"',
-  repeatSeconds: '"RepeatNs" / 1e9',
-  lastSeen: '"LastMs"',
-};
+const BOUNDED_SORTS: ReadonlySet<string> = new Set<Aggregated>([
+  'calls',
+  'longestStreak',
+  'nudges',
+  'warns',
+  'blocks',
+  'halts',
+  'repeatSeconds',
+  'lastSeen',
+]);
 
 /**
- * The page sorted by calls, descending, aggregated over a few hundred candidate keys instead of
- * every key of the range. A key's calls in the range are at most its calls over everything stored
- * (`loopguard_hotspot_totals`), so when the page's last row has more calls in the range than any
- * key left out has in all, no key left out can be on the page. The first candidates are the keys
- * with most calls in all; when they do not prove the page, the page's last row among them gives a
- * floor that every row of the page reaches, and the keys with at least that many calls in all
- * do. A candidate whose first and last call fall in the range (inside it) has its totals as its
- * row there but sessions; only the others are read from the rollup. The total counts every live
- * key but those called both before and after the range, which the rollup is asked about (the last
- * call of one called before it, the first of one called after it, fall within it). Returns undefined for an action, signature or search filter, when more keys reach past the
- * range than lie inside it (the rollup of the range alone is then cheaper), or when the candidates
- * would be too many: the caller groups every key.
+ * The page sorted descending by one of BOUNDED_SORTS (calls, say), aggregated over a few hundred
+ * candidate keys instead of every key of the range. A key's calls in the range are at most its
+ * calls over everything stored (`loopguard_hotspot_totals`), so when the page's last row has more
+ * calls in the range than any key left out has in all, no key left out can be on the page. The
+ * first candidates are the keys with most calls in all; when they do not prove the page, the
+ * page's last row among them gives a floor that every row of the page reaches, and the keys with at
+ * least that many calls in all do. A candidate whose first and last call fall in the range (inside
+ * it) has its totals as its row there but sessions; only the others are read from the rollup. The
+ * total counts every live key but those called both before and after the range, which the rollup
+ * is asked about (the last call of one called before it, the first of one called after it, fall
+ * within it). Returns undefined for an action, signature or search filter, when more keys reach
+ * past the range than lie inside it (the rollup of the range alone is then cheaper), or when the
+ * candidates would be too many: the caller groups every key.
  */
 export async function prunedPage(
   read: Reader,
@@ -65,8 +67,8 @@ export async function prunedPage(
   // an action filter leaves fewer rows to group and needs the rollup for every column: the
   // grouping of the range is as fast (measured on 1 M spans)
   const { action, signature, search } = filter;
-  const bound = BOUNDS[p.sort];
-  if (!bound || p.order !== 'desc' || action || signature || search) return;
+  if (!BOUNDED_SORTS.has(p.sort) || p.order !== 'desc' || action || signature || search) return;
+  const bound = FROM_TOTALS[p.sort as Aggregated];
   const wanted = Math.max(MIN_CANDIDATES, 2 * (p.offset + p.limit));
   if (wanted > MAX_CANDIDATES) return;
   const live = liveKeys(filter, range, bound);
@@ -128,12 +130,12 @@ function totalsRows(inside: readonly bigint[]): RowsSql {
       const cols = Object.entries(FROM_TOTALS).map(([name, sql]) => `${sql} AS "${name}"`);
       sources.push(`SELECT "Key" AS k, "ServiceName" AS service, "ToolName" AS tool,
         "Signature" AS signature, ${cols.join(', ')}, "Shared" AS "sharedKey"
-        FROM loopguard_hotspot_totals WHERE ${inList('"Key"', 'inside')}`);
+        FROM loopguard_hotspot_totals WHERE ${inKeyList('"Key"', 'inside')}`);
     }
     const rest = keys.split(',').filter((k) => !insideSet.has(BigInt(k)));
     if (rest.length > 0) {
       Object.assign(params, range, { rest: rest.join(',') });
-      const extra = (column: string) => inList(column, 'rest');
+      const extra = (column: string) => inKeyList(column, 'rest');
       head = partsSql(filter, params, { names: true, key: true, extra });
       sources.push(`SELECT k, service, tool, signature,
         ${columns(Object.keys(AGGREGATES) as Aggregated[])}, false AS "sharedKey"
@@ -147,21 +149,10 @@ function totalsRows(inside: readonly bigint[]): RowsSql {
   };
 }
 
-/** Restricts `column` to the keys of the parameter `param` (decimal, comma separated). */
-const inList = (column: string, param: string) =>
-  `${column} IN (SELECT unnest(string_split($${param}, ','))::UHUGEINT)`;
-
 function liveKeys(filter: QueryFilter, range: Params, bound: string): Live {
   const params: Params = { from: range.from ?? 0n, to: range.to ?? 0n };
-  const where = ['"LastMs" >= $from', '"FirstMs" < $to'];
-  if (filter.service) {
-    where.push('"ServiceName" = $service');
-    params.service = filter.service;
-  }
-  if (filter.tool) {
-    where.push('"ToolName" = $tool');
-    params.tool = filter.tool;
-  }
+  // (no signature or action filter reaches here: the totals have no action column)
+  const where = ['"LastMs" >= $from', '"FirstMs" < $to', ...nameConditions(filter, params)];
   // spanning: called before the range and after it, maybe never within it
   const sql = `SELECT "Key", "Calls" AS calls, ${bound} AS bound,
       "FirstMs" >= $from AND "LastMs" < $to AS inside,

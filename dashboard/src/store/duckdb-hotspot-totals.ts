@@ -2,13 +2,13 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { hotspotKeySql, INT64_MAX, objectSize } from './duckdb-schema.js';
 import type { LoopAction } from './types.js';
 
-/**
- * `loopguard_hotspot_totals` holds one row per hotspot key over everything stored: its names, its
- * calls and the other hotspot columns but sessions. The hotspot page sorted
- * by calls reads its candidates there, and the rows of those whose calls all fall in the range (see
- * prunedPage); it is upserted from the staged hourly rollup rows on insert and refreshed for the
- * keys that retention touched.
- */
+// `loopguard_hotspot_totals` holds one row per hotspot key over everything stored: its names, its
+// calls and the other hotspot columns but sessions. A hotspot page sorted descending by one of its
+// counts reads its candidates there, and the rows of those whose calls all fall in the range (see
+// prunedPage); it is upserted from the staged hourly rollup rows on insert and refreshed for the
+// keys that retention touched.
+
+/** The totals' column counting the calls given each action (allow: in calls only). */
 const ACTION_COLUMNS: Readonly<Record<Exclude<LoopAction, 'allow'>, string>> = {
   nudge: 'Nudges',
   warn: 'Warns',

@@ -52,10 +52,11 @@ async function countRaw(read: Reader, filter: QueryFilter): Promise<number> {
 
 /**
  * Hotspots from the hourly rollup (maintained on insert) for the whole hours of the range, plus the
- * span table for the partial hours at both ends. Sorted by calls, descending, the page is looked for
- * among the keys with the most calls over everything stored (see prunedPage); otherwise, or when
- * that cannot prove the page, sorted by a number it is chosen by hotspot key (see keyedPage); sorted
- * by a name, or when the keyed page cannot be told exactly, by the names themselves (see namedPage).
+ * span table for the partial hours at both ends. Sorted descending by calls or another count, the
+ * page is looked for among the keys with the highest value over everything stored (see prunedPage);
+ * otherwise, or when that cannot prove the page, sorted by a number it is chosen by hotspot key (see
+ * keyedPage); sorted by a name, or when the keyed page cannot be told exactly, by the names
+ * themselves (see namedPage).
  */
 export async function queryHotspots(
   read: Reader,

@@ -66,8 +66,9 @@ CREATE TABLE IF NOT EXISTS loopguard_hotspots_hourly (
 );
 CREATE TABLE IF NOT EXISTS loopguard_hotspot_totals (
   "Key" UHUGEINT PRIMARY KEY, "ServiceName" VARCHAR NOT NULL, "ToolName" VARCHAR NOT NULL,
-  "Signature" VARCHAR NOT NULL, "Calls" BIGINT NOT NULL, "Nudges" BIGINT NOT NULL, "Warns" BIGINT NOT NULL, "Blocks" BIGINT NOT NULL,
-  "Halts" BIGINT NOT NULL, "MaxStreak" INTEGER NOT NULL, "RepeatNs" BIGINT NOT NULL,
+  "Signature" VARCHAR NOT NULL, "Calls" BIGINT NOT NULL, "Nudges" BIGINT NOT NULL,
+  "Warns" BIGINT NOT NULL, "Blocks" BIGINT NOT NULL, "Halts" BIGINT NOT NULL,
+  "MaxStreak" INTEGER NOT NULL, "RepeatNs" BIGINT NOT NULL,
   "FirstMs" BIGINT NOT NULL, "LastMs" BIGINT NOT NULL, "SampleArgs" VARCHAR NOT NULL,
   "Shared" BOOLEAN NOT NULL
 );
