@@ -26,6 +26,19 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Sets `record[key]` as an own member: defined, not assigned, so that a tool named `__proto__`
+ * is a member and not the record's prototype.
+ */
+export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
 /** A value as a config message shows it: JSON where it has one. */
 export function describe(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
@@ -187,8 +200,6 @@ function guardrailsSection(value: unknown, issues: Issues): LoopguardConfig['gua
   return out;
 }
 
-const OWN = { enumerable: true, writable: true, configurable: true } as const;
-
 /** Validates a native-shape configuration strictly; keeps what is valid and names every problem. */
 export function checkConfig(raw: unknown): ConfigCheck {
   const issues: Issues = [];
@@ -204,8 +215,7 @@ export function checkConfig(raw: unknown): ConfigCheck {
       config.tools = {};
       for (const [name, policy] of Object.entries(tools)) {
         const p = toolPolicy(policy, `tools.${name}`, issues);
-        // defined, not assigned: a tool may be named __proto__
-        if (p) Object.defineProperty(config.tools, name, { ...OWN, value: p });
+        if (p) setOwn(config.tools, name, p);
       }
     }
   }

@@ -6,7 +6,7 @@ import type {
   ResolvedConfig,
   ToolPolicy,
 } from '../types.js';
-import { checkConfig } from './check.js';
+import { checkConfig, setOwn } from './check.js';
 import { defaultConfig } from './defaults.js';
 import { configFromEnv } from './env.js';
 import { findConfigFile, readConfigFile } from './file.js';
@@ -34,13 +34,7 @@ export function mergeConfig(
 ): ResolvedConfig {
   const tools = { ...base.tools };
   for (const [name, policy] of Object.entries(layer.tools ?? {})) {
-    // defined, not assigned: a tool may be named __proto__
-    Object.defineProperty(tools, name, {
-      enumerable: true,
-      writable: true,
-      configurable: true,
-      value: mergePolicy(Object.hasOwn(tools, name) ? tools[name] : undefined, policy),
-    });
+    setOwn(tools, name, mergePolicy(Object.hasOwn(tools, name) ? tools[name] : undefined, policy));
   }
   const thresholds = thresholdsOf(layer.nudge?.thresholds);
   return {
