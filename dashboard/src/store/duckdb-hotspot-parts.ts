@@ -1,3 +1,4 @@
+import { HAS_SIGNATURE } from './duckdb-schema.js';
 import { callWhere, type Params } from './duckdb-sql.js';
 import type { QueryFilter } from './types.js';
 
@@ -82,7 +83,7 @@ function rawEdge(
     count(*) AS calls, max("Streak") AS streak,
     coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0) AS repeat_ns, min("StartMs") AS first_ms,
     max("StartMs") AS last_ms
-  FROM otel_traces ${where} AND "Signature" <> '' AND "StartMs" >= ${from} AND "StartMs" < ${to}${extra}
+  FROM otel_traces ${where} AND ${HAS_SIGNATURE} AND "StartMs" >= ${from} AND "StartMs" < ${to}${extra}
   GROUP BY ALL`;
 }
 

@@ -9,6 +9,7 @@ import {
 } from './duckdb-hotspot-parts.js';
 import { prunedPage } from './duckdb-hotspot-pruned.js';
 import { COUNT_ACTIONS, type Reader } from './duckdb-queries.js';
+import { HAS_SIGNATURE } from './duckdb-schema.js';
 import { callWhere, num, type Params } from './duckdb-sql.js';
 import { HOTSPOT_SORTS, normalizePage } from './paging.js';
 import { hotspotRow } from './rows.js';
@@ -30,7 +31,7 @@ async function rawHotspots(
       min("StartMs") AS "firstSeen", max("StartMs") AS "lastSeen",
       any_value("ToolArgs") FILTER ("ToolArgs" <> '') AS "sampleArgs",
       count(*) OVER () AS total
-    FROM otel_traces ${where} AND "Signature" <> ''
+    FROM otel_traces ${where} AND ${HAS_SIGNATURE}
     GROUP BY 1, 2, 3
     ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool
     LIMIT ${p.limit} OFFSET ${p.offset}`,
@@ -44,7 +45,7 @@ async function countRaw(read: Reader, filter: QueryFilter): Promise<number> {
   const params: Params = {};
   const where = callWhere(filter, params);
   const [row] = await read(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM otel_traces ${where} AND "Signature" <> '' GROUP BY "ServiceName", "ToolName", "Signature")`,
+    `SELECT count(*) AS n FROM (SELECT 1 FROM otel_traces ${where} AND ${HAS_SIGNATURE} GROUP BY "ServiceName", "ToolName", "Signature")`,
     params,
   );
   return num(row?.n);
