@@ -1,127 +1,31 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDuckDbStore } from '../src/store/duckdb.js';
 import { prunedPage } from '../src/store/duckdb-hotspot-pruned.js';
-import type { Reader } from '../src/store/duckdb-queries.js';
-import { HOTSPOT_SORTS, normalizePage } from '../src/store/paging.js';
-import type {
-  Hotspot,
-  LoopAction,
-  PageRequest,
-  QueryFilter,
-  SpanRecord,
-} from '../src/store/types.js';
+import type { PageRequest, QueryFilter } from '../src/store/types.js';
+import {
+  agentSpans,
+  comparable,
+  fileReader,
+  filters,
+  HOUR,
+  MIN,
+  pageOn,
+  pages,
+  ranges,
+  T0,
+} from './hotspot-fixtures.js';
 import { makeToolSpan } from './span-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-pruned-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const MIN = 60_000;
-const HOUR = 60 * MIN;
-const T0 = Date.UTC(2026, 2, 1);
-
-/** mulberry32: the same spans on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/**
- * Twelve hours of calls as agents make them: a few signatures called all day, some called a few
- * times, and a long tail called once; two services, three tools, every action.
- */
-function agentSpans(): SpanRecord[] {
-  const next = random(7);
-  const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
-  const actions: LoopAction[] = ['allow', 'allow', 'allow', 'nudge', 'warn', 'block', 'halt'];
-  const spans: SpanRecord[] = [];
-  const calls = (name: string, n: number, fromMs: number, spanMs: number) => {
-    const service = pick(['svc-0', 'svc-1']);
-    const tool = pick(['grep', 'read_file', 'fetch']);
-    for (let i = 0; i < n; i++) {
-      spans.push(
-        makeToolSpan({
-          tool,
-          service,
-          signature: `${tool}:${name}`,
-          action: pick(actions),
-          streak: 1 + Math.floor(next() * 9),
-          count: 1 + Math.floor(next() * 5),
-          durationMs: Math.floor(next() * 500),
-          ...(next() < 0.3 ? { args: `{"q":"${name}"}` } : {}),
-          scope: `run-${Math.floor(next() * 40)}`,
-          timeMs: fromMs + Math.floor(next() * spanMs),
-        }),
-      );
-    }
-  };
-  for (let i = 0; i < 12; i++) calls(`heavy-${i}`, 20 + Math.floor(next() * 40), T0, 12 * HOUR);
-  for (let i = 0; i < 80; i++) {
-    calls(`medium-${i}`, 2 + Math.floor(next() * 8), T0 + Math.floor(next() * 9) * HOUR, 3 * HOUR);
-  }
-  for (let i = 0; i < 400; i++) calls(`tail-${i}`, 1, T0, 12 * HOUR);
-  return spans;
-}
-
-/** A reader over a closed store's file, as the store reads it. */
-async function fileReader(path: string) {
-  const instance = await DuckDBInstance.create(path);
-  const conn = await instance.connect();
-  const read: Reader = async (sql, params) =>
-    (await conn.runAndReadAll(sql, params as never)).getRowObjectsJS();
-  const close = () => {
-    conn.closeSync();
-    instance.closeSync();
-  };
-  return { read, conn, close };
-}
-
-/** The range parameters queryHotspots hands to its page functions. */
-function rangeOf(filter: QueryFilter) {
-  return {
-    fullFrom: BigInt(Math.ceil(filter.from / HOUR) * HOUR),
-    fullTo: BigInt(Math.floor(filter.to / HOUR) * HOUR),
-    from: BigInt(filter.from),
-    to: BigInt(filter.to),
-  };
-}
-
 /** prunedPage over a closed store's file, called as queryHotspots calls it. */
-async function prunedOn(path: string, filter: QueryFilter, page: PageRequest = { limit: 5 }) {
-  const { read, close } = await fileReader(path);
-  try {
-    const p = normalizePage(page, HOTSPOT_SORTS, 'calls');
-    return await prunedPage(read, filter, p, rangeOf(filter));
-  } finally {
-    close();
-  }
-}
+const prunedOn = (path: string, filter: QueryFilter, page?: PageRequest) =>
+  pageOn(prunedPage, path, filter, page);
 
-/** Rows with the same hotspots in the same order; `sampleArgs` may be any call's, or none. */
-const comparable = (rows: Hotspot[]) =>
-  rows.map(({ sampleArgs, ...row }) => ({ ...row, sampled: sampleArgs !== undefined }));
-
-const ranges: [string, QueryFilter][] = [
-  ['the whole day', { from: T0, to: T0 + 12 * HOUR }],
-  ['partial hours at both ends', { from: T0 + 17 * MIN, to: T0 + 9 * HOUR + 5 * MIN }],
-  ['three hours in the middle', { from: T0 + 4 * HOUR, to: T0 + 7 * HOUR }],
-];
-const filters: Omit<QueryFilter, 'from' | 'to'>[] = [
-  {},
-  { service: 'svc-1' },
-  { tool: 'grep' },
-  { action: 'nudge' },
-  { service: 'svc-0', action: 'warn' },
-];
-const pages = [{ limit: 5 }, { offset: 3, limit: 4 }, { limit: 50 }, { offset: 40, limit: 30 }];
 /** The sorts a page can be pruned on (descending, calls first), and one it cannot. */
 const sorts = [
   'calls',

@@ -1,9 +1,8 @@
-import { inKeyList, type Picked, pageRows, pickKeys, type RowsSql } from './duckdb-hotspot-keys.js';
+import { type Picked, pageRows, pickKeys } from './duckdb-hotspot-keys.js';
+import { FROM_TOTALS, type Live, liveKeys, totalsRows } from './duckdb-hotspot-live.js';
 import {
-  AGGREGATES,
   type Aggregated,
   columns,
-  nameConditions,
   partsCte,
   partsSql,
   sortColumn,
@@ -20,14 +19,6 @@ const MAX_CANDIDATES = 2000;
 
 type PageSpec = ReturnType<typeof normalizePage>;
 
-/** The keys of the totals called in the range and matching the filter (`live`), as SQL. */
-interface Live {
-  sql: string;
-  params: Params;
-  /** The highest bound of a live key that reaches past the range (undefined: none does). */
-  straddlingBound?: number;
-}
-
 /**
  * The sorts a page can be pruned on (descending): each is bounded in any range from above by its
  * value over everything stored, the totals' column of it (FROM_TOTALS).
@@ -42,6 +33,9 @@ const BOUNDED_SORTS: ReadonlySet<string> = new Set<Aggregated>([
   'repeatSeconds',
   'lastSeen',
 ]);
+
+/** Whether the page is sorted descending by one of BOUNDED_SORTS (prunedPage's sorts). */
+export const isBounded = (p: PageSpec) => p.order === 'desc' && BOUNDED_SORTS.has(p.sort);
 
 /**
  * The page sorted descending by one of BOUNDED_SORTS (calls, say), aggregated over a few hundred
@@ -67,7 +61,7 @@ export async function prunedPage(
   // an action filter leaves fewer rows to group and needs the rollup for every column: the
   // grouping of the range is as fast (measured on 1 M spans)
   const { action, signature, search } = filter;
-  if (!BOUNDED_SORTS.has(p.sort) || p.order !== 'desc' || action || signature || search) return;
+  if (!isBounded(p) || action || signature || search) return;
   const bound = FROM_TOTALS[p.sort as Aggregated];
   const wanted = Math.max(MIN_CANDIDATES, 2 * (p.offset + p.limit));
   if (wanted > MAX_CANDIDATES) return;
@@ -99,66 +93,6 @@ export async function prunedPage(
   }
   if (!tried?.proved) return;
   return pageRows(read, filter, p, range, tried.picked, await total, totalsRows(tried.insideKeys));
-}
-
-/** A totals column as the hotspot column it is for a key whose calls all fall in the range. */
-const FROM_TOTALS: Record<Aggregated, string> = {
-  calls: '"Calls"',
-  longestStreak: '"MaxStreak"',
-  nudges: '"Nudges"',
-  warns: '"Warns"',
-  blocks: '"Blocks"',
-  halts: '"Halts"',
-  repeatSeconds: '"RepeatNs" / 1e9',
-  firstSeen: '"FirstMs"',
-  lastSeen: '"LastMs"',
-  sampleArgs: '"SampleArgs"',
-};
-
-/**
- * RowsSql taking the rows of the page's keys in `inside` (all their calls in the range) from the
- * totals, and only the others from the range's rollup and spans.
- */
-function totalsRows(inside: readonly bigint[]): RowsSql {
-  const insideSet = new Set(inside);
-  return (filter, range, keys, tail) => {
-    const params: Params = {};
-    const sources: string[] = [];
-    let head = '';
-    if (inside.length > 0) {
-      params.inside = inside.join(',');
-      const cols = Object.entries(FROM_TOTALS).map(([name, sql]) => `${sql} AS "${name}"`);
-      sources.push(`SELECT "Key" AS k, "ServiceName" AS service, "ToolName" AS tool,
-        "Signature" AS signature, ${cols.join(', ')}, "Shared" AS "sharedKey"
-        FROM loopguard_hotspot_totals WHERE ${inKeyList('"Key"', 'inside')}`);
-    }
-    const rest = keys.split(',').filter((k) => !insideSet.has(BigInt(k)));
-    if (rest.length > 0) {
-      Object.assign(params, range, { rest: rest.join(',') });
-      const extra = (column: string) => inKeyList(column, 'rest');
-      head = partsSql(filter, params, { names: true, key: true, extra });
-      sources.push(`SELECT k, service, tool, signature,
-        ${columns(Object.keys(AGGREGATES) as Aggregated[])}, false AS "sharedKey"
-        FROM parts GROUP BY k, service, tool, signature`);
-    }
-    const sql = `${head}
-    SELECT * EXCLUDE ("sharedKey"), bool_or("sharedKey") OVER () AS "sharedKey",
-      count(*) OVER () AS groups
-    FROM (${sources.join(' UNION ALL BY NAME ')}) ${tail}`;
-    return { sql, params };
-  };
-}
-
-function liveKeys(filter: QueryFilter, range: Params, bound: string): Live {
-  const params: Params = { from: range.from ?? 0n, to: range.to ?? 0n };
-  // (no signature or action filter reaches here: the totals have no action column)
-  const where = ['"LastMs" >= $from', '"FirstMs" < $to', ...nameConditions(filter, params)];
-  // spanning: called before the range and after it, maybe never within it
-  const sql = `SELECT "Key", "Calls" AS calls, ${bound} AS bound,
-      "FirstMs" >= $from AND "LastMs" < $to AS inside,
-      "FirstMs" < $from AND "LastMs" >= $to AS spanning
-    FROM loopguard_hotspot_totals WHERE ${where.join(' AND ')}`;
-  return { sql, params };
 }
 
 /**

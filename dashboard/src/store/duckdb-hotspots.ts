@@ -1,4 +1,5 @@
 import { HOUR_MS } from './counter-deltas.js';
+import { exactPage } from './duckdb-hotspot-exact.js';
 import { keyedPage } from './duckdb-hotspot-keys.js';
 import {
   AGGREGATES,
@@ -7,7 +8,7 @@ import {
   partsSql,
   sortColumn,
 } from './duckdb-hotspot-parts.js';
-import { prunedPage } from './duckdb-hotspot-pruned.js';
+import { isBounded, prunedPage } from './duckdb-hotspot-pruned.js';
 import { COUNT_ACTIONS, type Reader } from './duckdb-queries.js';
 import { HAS_SIGNATURE } from './duckdb-schema.js';
 import { callWhere, num, type Params } from './duckdb-sql.js';
@@ -55,8 +56,9 @@ async function countRaw(read: Reader, filter: QueryFilter): Promise<number> {
  * Hotspots from the hourly rollup (maintained on insert) for the whole hours of the range, plus the
  * span table for the partial hours at both ends. Sorted descending by calls or another count, the
  * page is looked for among the keys with the highest value over everything stored (see prunedPage);
- * otherwise, or when that cannot prove the page, sorted by a number it is chosen by hotspot key (see
- * keyedPage); sorted by a name, or when the keyed page cannot be told exactly, by the names
+ * in any other order, the keys whose calls all fall in the range take their values from the totals
+ * (see exactPage). When those cannot tell the page, sorted by a number it is chosen by hotspot key
+ * (see keyedPage); sorted by a name, or when the keyed page cannot be told exactly, by the names
  * themselves (see namedPage).
  */
 export async function queryHotspots(
@@ -78,7 +80,9 @@ export async function queryHotspots(
   };
   const byName = p.sort === 'service' || p.sort === 'tool' || p.sort === 'signature';
   return (
-    (await prunedPage(read, filter, p, range)) ??
+    (isBounded(p)
+      ? await prunedPage(read, filter, p, range)
+      : await exactPage(read, filter, p, range)) ??
     (byName ? undefined : await keyedPage(read, filter, p, range)) ??
     namedPage(read, filter, p, range)
   );
