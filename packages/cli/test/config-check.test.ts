@@ -51,3 +51,22 @@ describe('loopguard config check: JSON syntax errors', () => {
     expect(tru.stderr).toContain('Unexpected token "tru" in JSON at line 3, column 14\n');
   });
 });
+
+describe('loopguard config check: nudge threshold messages', () => {
+  it('reads as one sentence each, without a repeated word', () => {
+    const cases: [string, string][] = [
+      ['[5, 3]', 'nudge.thresholds: not strictly ascending (5 then 3)'],
+      ['"3,x"', 'nudge.thresholds: "x" is not a positive integer'],
+      [
+        '[1]',
+        'nudge.thresholds: 1 is below 2 (a threshold counts calls in a row, and the first call repeats nothing)',
+      ],
+      ['5', 'nudge.thresholds must be a list of integers or a string like "3,5,8", got 5'],
+    ];
+    for (const [value, message] of cases) {
+      const { path, status, stderr } = check('t.json', `{"nudge": {"thresholds": ${value}}}`);
+      expect(status, value).toBe(1);
+      expect(stderr, value).toBe(`${path}: ${message}\n${path}: 1 problem(s)\n`);
+    }
+  });
+});
