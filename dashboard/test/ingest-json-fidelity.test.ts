@@ -101,6 +101,58 @@ describe('OTLP/JSON numbers as ProtoJSON writes them', () => {
   });
 });
 
+// NaN and ±Infinity (ProtoJSON writes them as the strings "NaN", "Infinity", "-Infinity") were
+// kept as scalars but written as null inside arrays and maps, the value lost.
+describe('NaN and infinite doubles', () => {
+  const special = { nan: 'NaN', inf: 'Infinity', neg: '-Infinity' };
+  const stored = { nan: 'NaN', inf: '+Inf', neg: '-Inf' };
+  const dbl = (v: string) => ({ doubleValue: v });
+
+  it('keeps them as scalars, in arrays and in maps from JSON, in the scalar text', async () => {
+    const attrs = await roundTrip({
+      ...Object.fromEntries(Object.entries(special).map(([k, v]) => [k, dbl(v)])),
+      a: { arrayValue: { values: [dbl('NaN'), dbl('Infinity'), dbl('-Infinity'), dbl('1.5')] } },
+      m: { kvlistValue: { values: [{ key: 'n', value: dbl('NaN') }] } },
+    });
+    expect(attrs).toEqual({
+      ...stored,
+      a: '["NaN","+Inf","-Inf",1.5]',
+      m: '{"n":"NaN"}',
+    });
+  });
+
+  it('keeps them in arrays from protobuf, as the scalar path writes them', async () => {
+    const double = (n: number) => {
+      const b = Buffer.alloc(9);
+      b[0] = (4 << 3) | 1;
+      b.writeDoubleLE(n, 1);
+      return b;
+    };
+    const traceId = hex(16);
+    const values = [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0.5];
+    const array = len(5, Buffer.concat(values.map((n) => len(1, double(n)))));
+    const body = len(
+      1,
+      len(
+        2,
+        len(
+          2,
+          Buffer.concat([
+            len(1, Buffer.from(traceId, 'hex')),
+            len(2, Buffer.from(hex(8), 'hex')),
+            len(5, Buffer.from('pb')),
+            attr('nan', double(Number.NaN)),
+            attr('arr', array),
+          ]),
+        ),
+      ),
+    );
+    expect((await post(body, PROTO)).status).toBe(200);
+    const [span] = await trace(traceId);
+    expect(span!.attributes).toEqual({ nan: 'NaN', arr: '["NaN","+Inf","-Inf",-0.5]' });
+  });
+});
+
 describe('AnyValue fields under their proto names', () => {
   it('takes snake_case values as ProtoJSON parsers do, nested ones included', async () => {
     const attrs = await roundTrip({

@@ -4,6 +4,7 @@ import { quietRepeats } from './error-log.js';
 import { HttpError, methodNotAllowed } from './errors.js';
 import { hostGuard, originGuard } from './host-guard.js';
 import { ingestRoutes, otlpErrorResponse } from './ingest.js';
+import { InsertHealth } from './insert-health.js';
 import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from './metrics.js';
 import { bearerAuth, ingestLimiter, securityHeaders } from './middleware.js';
 import { DEFAULT_UI_DIR, uiHandler } from './static.js';
@@ -17,7 +18,11 @@ export function createApp(options: AppOptions): Hono {
   const report = options.onInternalError ?? quietRepeats(console.error);
   const sameOrigin = originGuard();
   app.use('*', securityHeaders(), hostGuard(options.allowedHosts));
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  const health = new InsertHealth();
+  app.get('/healthz', (c) => {
+    const unhealthy = health.unhealthy();
+    return unhealthy ? c.json(unhealthy, 503) : c.json({ status: 'ok' });
+  });
   app.all('/healthz', methodNotAllowed('GET, HEAD'));
   app.use(
     '/v1/*',
@@ -27,7 +32,10 @@ export function createApp(options: AppOptions): Hono {
   );
   app.use('/api/*', sameOrigin, auth);
   app.use('/metrics', sameOrigin, auth);
-  app.route('/', ingestRoutes(store, { maxBodyBytes: options.maxBodyBytes, onStoreError: report }));
+  app.route(
+    '/',
+    ingestRoutes(store, { maxBodyBytes: options.maxBodyBytes, onStoreError: report, health }),
+  );
   app.route('/api', apiRoutes(store));
   app.get('/metrics', async (c) =>
     c.body(renderMetrics(await store.counters()), 200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE }),

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { Store } from '../store/types.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
 import { HttpError, methodNotAllowed } from './errors.js';
+import type { InsertHealth } from './insert-health.js';
 import type { IngestVariables } from './middleware.js';
 import { decodeJsonRequest } from './otlp/json.js';
 import { type DecodedSpans, OtlpFormatError, rejectionMessage } from './otlp/model.js';
@@ -87,6 +88,8 @@ export interface IngestOptions {
   maxBodyBytes?: number;
   /** Reports a failed insert (answered with a generic 503): the app's reporter. */
   onStoreError: (error: unknown) => void;
+  /** Where each insert's outcome is recorded for `/healthz`. */
+  health: InsertHealth;
 }
 
 /** `POST /v1/traces`: OTLP/HTTP trace receiver. A 200 means the spans are committed. */
@@ -112,7 +115,9 @@ export function ingestRoutes(
     if (decoded.spans.length || rejected) {
       try {
         await store.insert(decoded.spans, decoded.rejected);
+        options.health.committed();
       } catch (error) {
+        options.health.failed();
         report(error);
         throw new HttpError(503, 'store unavailable, retry later', { 'Retry-After': '1' });
       }

@@ -43,6 +43,7 @@ ${USAGE.replay}
 Runs a recorded session through the repetition engine and shows what it decides.
 Input lines are calls {"scope"?, "tool", "args"?, "ok"?, "result"?, "ran"?} or
 {"reset": "<scope>"}; "ran": false marks a call that was attempted but never ran.
+A line with another key (a typo such as "arg") is reported as bad, not replayed.
 
 Options:
   --otlp        FILE is an OTLP JSON trace export whose spans carry captured arguments

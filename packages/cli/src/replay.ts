@@ -1,6 +1,17 @@
 import type { Engine } from '@loopguard/engine';
 import type { ReplayLine, ReplayRecord } from './types.js';
 
+const CALL_KEYS = ['scope', 'tool', 'args', 'ok', 'result', 'ran'];
+const RESET_KEYS = ['reset'];
+
+/** The keys of `obj` outside `known`, named (a typo such as "arg" would drop the arguments). */
+function unknownKeys(obj: object, known: readonly string[], has: string): string | undefined {
+  const unknown = Object.keys(obj).filter((key) => !known.includes(key));
+  if (unknown.length === 0) return undefined;
+  const names = unknown.map((key) => JSON.stringify(key)).join(', ');
+  return `unknown key${unknown.length > 1 ? 's' : ''} ${names} (${has})`;
+}
+
 /** Validates one parsed input line; returns the replay line or a reason. */
 export function toReplayLine(value: unknown): ReplayLine | string {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -8,10 +19,18 @@ export function toReplayLine(value: unknown): ReplayLine | string {
   }
   const obj = value as Record<string, unknown>;
   if ('reset' in obj) {
+    const unknown = unknownKeys(obj, RESET_KEYS, 'a new turn has "reset" only');
+    if (unknown !== undefined) return unknown;
     return typeof obj.reset === 'string'
       ? { reset: obj.reset }
       : '"reset" must be a string (the scope)';
   }
+  const unknown = unknownKeys(
+    obj,
+    CALL_KEYS,
+    'a call has "scope", "tool", "args", "ok", "result" and "ran"',
+  );
+  if (unknown !== undefined) return unknown;
   if (typeof obj.tool !== 'string' || obj.tool === '') return '"tool" must be a non-empty string';
   if (obj.scope !== undefined && typeof obj.scope !== 'string') return '"scope" must be a string';
   if (obj.ok !== undefined && typeof obj.ok !== 'boolean') return '"ok" must be true or false';

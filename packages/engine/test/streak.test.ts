@@ -159,6 +159,18 @@ describe('streak nudge (reference 000)', () => {
     },
   );
 
+  it('says in one sentence what is wrong with the value', () => {
+    const messages: string[] = [];
+    const engine = engineWith({
+      env: { LOOPGUARD_NUDGE_THRESHOLDS: '5,3' },
+      onDiagnostic: (m) => messages.push(m),
+    });
+    streakRun(engine, 3);
+    expect(messages).toEqual([
+      'LOOPGUARD_NUDGE_THRESHOLDS="5,3": not strictly ascending (5 then 3); using 3,5,8',
+    ]);
+  });
+
   it('the config object wins over the environment', () => {
     const engine = engineWith({
       env: { LOOPGUARD_NUDGE_THRESHOLDS: '2' },

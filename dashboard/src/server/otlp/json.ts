@@ -129,9 +129,13 @@ export function valueString(value: unknown): string {
   return jsonText(value);
 }
 
-/** JSON text of a decoded array or map, int64 values written exactly. */
+/**
+ * JSON text of a decoded array or map, int64 values written exactly, and NaN and ±Infinity (which
+ * JSON has no number for; JSON.stringify writes null) as strings in the scalar text: "NaN", "+Inf".
+ */
 function jsonText(value: unknown): string {
   if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number' && !Number.isFinite(value)) return `"${doubleString(value)}"`;
   if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;

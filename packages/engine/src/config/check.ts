@@ -163,19 +163,22 @@ function nudgeSection(value: unknown, issues: Issues): LoopguardConfig['nudge'] 
   if (!obj) return undefined;
   unknownKeys(obj, ['thresholds', 'exclude'], 'nudge', issues);
   const out: NonNullable<LoopguardConfig['nudge']> = {};
-  if (obj.thresholds !== undefined) {
-    const raw = obj.thresholds;
-    const parsed =
-      typeof raw === 'string' || Array.isArray(raw)
-        ? parseThresholds(raw)
-        : ({ ok: false, reason: 'must be a list of integers or a string like "3,5,8"' } as const);
+  const raw = obj.thresholds;
+  if (typeof raw === 'string' || Array.isArray(raw)) {
+    const parsed = parseThresholds(raw);
     if (parsed.ok) out.thresholds = parsed.thresholds;
     else
       issues.push({
         path: 'nudge.thresholds',
         value: raw,
-        message: `nudge.thresholds ${parsed.reason}`,
+        message: `nudge.thresholds: ${parsed.reason}`,
       });
+  } else if (raw !== undefined) {
+    issues.push({
+      path: 'nudge.thresholds',
+      value: raw,
+      message: `nudge.thresholds must be a list of integers or a string like "3,5,8", got ${describe(raw)}`,
+    });
   }
   const exclude =
     obj.exclude === undefined ? undefined : stringList(obj.exclude, 'nudge.exclude', issues);

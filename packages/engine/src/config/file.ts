@@ -3,6 +3,7 @@ import { extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { ConfigCheck } from '../types.js';
 import { checkConfig, isRecord } from './check.js';
+import { jsonSyntaxMessage } from './json-error.js';
 import { fromReferenceConfig, REFERENCE_ROOT_KEY } from './reference-compat.js';
 
 /** File names looked for in the working directory, in order. */
@@ -30,11 +31,13 @@ export function findConfigFile(
 export function parseConfigText(input: string, fileName: string): ConfigCheck {
   // a byte-order mark some editors write (JSON.parse refuses it)
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  const json = extname(fileName) === '.json';
   let raw: unknown;
   try {
-    raw = extname(fileName) === '.json' ? JSON.parse(text) : parseYaml(text);
+    raw = json ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const message = error instanceof Error ? error.message : String(error);
+    const reason = json ? jsonSyntaxMessage(message, text) : message;
     return {
       config: {},
       issues: [

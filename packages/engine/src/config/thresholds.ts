@@ -6,7 +6,10 @@ import type { ThresholdParse } from '../types.js';
  */
 export const MIN_NUDGE_THRESHOLD = 2;
 
-/** Parses `"3,5,8"` (or an array): ascending integers from 2; `""` or `[]` disables. */
+/**
+ * Parses `"3,5,8"` (or an array): ascending integers from 2; `""` or `[]` disables. A reason
+ * reads after the name of what was parsed and a colon (`nudge.thresholds: not strictly ascending`).
+ */
 export function parseThresholds(value: string | readonly unknown[]): ThresholdParse {
   const parts =
     typeof value === 'string'
@@ -28,12 +31,12 @@ export function parseThresholds(value: string | readonly unknown[]): ThresholdPa
     if (n < MIN_NUDGE_THRESHOLD) {
       return {
         ok: false,
-        reason: `${n} is below ${MIN_NUDGE_THRESHOLD}: a threshold counts calls in a row, and the first call repeats nothing`,
+        reason: `${n} is below ${MIN_NUDGE_THRESHOLD} (a threshold counts calls in a row, and the first call repeats nothing)`,
       };
     }
     const last = thresholds[thresholds.length - 1];
     if (last !== undefined && n <= last) {
-      return { ok: false, reason: `thresholds must be strictly ascending (${last} then ${n})` };
+      return { ok: false, reason: `not strictly ascending (${last} then ${n})` };
     }
     thresholds.push(n);
   }
