@@ -124,6 +124,10 @@ export async function traceToolCall<T>(
   try {
     value = await context.with(call.ctx, run);
   } catch (error) {
+    if (isControlFlow(state, adapter, error)) {
+      withdraw(state, call, adapter, error);
+      throw error;
+    }
     try {
       const { scope } = call;
       recordQuietly(call.span, error);
@@ -167,6 +171,36 @@ export async function traceToolCall<T>(
   }
   if (done.halt) throw done.halt;
   return done.value;
+}
+
+function isControlFlow<T>(state: TraceState, adapter: ResultAdapter<T>, error: unknown): boolean {
+  try {
+    return adapter.isControlFlow?.(error) === true;
+  } catch (internal) {
+    state.report(internal);
+    return false;
+  }
+}
+
+/**
+ * Ends a call the framework's control flow cut short (a LangGraph interrupt; the graph runs the
+ * tool again on resume): the engine forgets it (an attempt for the streak, neither a success nor a
+ * failure), and its span ends with the before-call counts, outcome `ok` and no error status.
+ */
+function withdraw<T>(
+  state: TraceState,
+  call: Call,
+  adapter: ResultAdapter<T>,
+  error: unknown,
+): void {
+  let cancelled = false;
+  try {
+    state.engine.cancelCall({ scope: call.scope, tool: call.info.tool, args: call.info.args });
+    cancelled = true;
+    finish(state, call, call.before, 'ok', undefined, undefined as T, adapter, error);
+  } catch (internal) {
+    unguarded(state, call, cancelled, internal);
+  }
 }
 
 /** Loopguard failed after the call ran: report once, end the span, withdraw an unanswered call. */

@@ -61,6 +61,12 @@ export interface ResultAdapter<T> {
   isError?(result: T): boolean;
   /** What the engine hashes for no-progress, cycle and poll detection. */
   forHash?(result: T): unknown;
+  /**
+   * Whether a thrown error is the framework's control flow rather than a failure (a LangGraph
+   * interrupt): the call is withdrawn from the engine instead of counted as failed, its span ends
+   * without error status, and the error is re-thrown unchanged.
+   */
+  isControlFlow?(error: unknown): boolean;
 }
 
 /** Options of `Guard.wrap`. */

@@ -164,26 +164,45 @@ describe('guardAiSdkTools with generateText and a scripted model', () => {
     expect(JSON.stringify(third)).toContain('[loopguard]');
   });
 
-  it('a call id seen again starts without the notice of the earlier call', async () => {
+  it('a call id seen again: each call reads its own notice, asked by its input as the SDK asks', async () => {
     const guard = guardWith();
     const statusTool = tool({
       inputSchema: jsonSchema<{ id: string }>({ type: 'object' }),
       execute: async ({ id }) => `state of ${id}`,
       toModelOutput: ({ output }) => ({ type: 'text', value: output }),
     });
-    const guarded = guardAiSdkTools({ deploy: statusTool }, { guard, scope: 'reused-id' });
+    const guarded = guardAiSdkTools(
+      { deploy: statusTool, once: statusTool },
+      { guard, scope: 'reused-id' },
+    );
     const execute = guarded.deploy.execute!;
     const toModelOutput = guarded.deploy.toModelOutput!;
     const options = { toolCallId: 'same', messages: [] };
-    for (let i = 0; i < 3; i++) await execute({ id: 'x' }, options);
-    const ask = (output: string) =>
-      toModelOutput({ toolCallId: 'same', input: { id: '' }, output });
-    const nudged = await ask('state of x');
+    // the SDK parses each call's input anew and hands toModelOutput that same object
+    const [first, second, third, fourth] = [{ id: 'x' }, { id: 'x' }, { id: 'x' }, { id: 'y' }];
+    for (const input of [first, second, third, fourth]) await execute(input, options);
+    const ask = (input: { id: string }) =>
+      toModelOutput({ toolCallId: 'same', input, output: `state of ${input.id}` });
+    expect(await ask(first)).toEqual({ type: 'text', value: 'state of x' });
+    const nudged = await ask(third);
     expect(JSON.stringify(nudged)).toContain('[loopguard]');
-    // asked again, the same call id still reads the same notice
-    expect(await ask('state of x')).toEqual(nudged);
-    await execute({ id: 'y' }, options);
-    expect(await ask('state of y')).toEqual({ type: 'text', value: 'state of y' });
+    // asked again, the same call still reads the same notice; the later call has none
+    expect(await ask(third)).toEqual(nudged);
+    expect(await ask(fourth)).toEqual({ type: 'text', value: 'state of y' });
+    // another input object (a history converted again) cannot tell the calls of a reused id apart
+    expect(await ask({ id: 'x' })).toEqual({ type: 'text', value: 'state of x' });
+
+    // an id used by one call only still finds its notice that way
+    const once = guarded.once;
+    for (let i = 0; i < 3; i++) {
+      await once.execute!({ id: 'z' }, { toolCallId: `z-${i}`, messages: [] });
+    }
+    const again = await once.toModelOutput!({
+      toolCallId: 'z-2',
+      input: { id: 'z' },
+      output: 'state of z',
+    });
+    expect(JSON.stringify(again)).toContain('[loopguard]');
   });
 
   it('with hard stop on, halts the run: LoopHaltError ends generation via loopHalted()', async () => {

@@ -2,8 +2,9 @@ import { StructuredTool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loopguardMiddleware } from '../src/adapters/langchain.js';
+import { loopguardMiddleware, patchLangChain } from '../src/adapters/langchain.js';
 import { guardLangChainTool } from '../src/adapters/langchain-tool.js';
+import { LoopHaltError } from '../src/index.js';
 import {
   ask,
   grepArgs,
@@ -101,6 +102,38 @@ describe('guardLangChainTool', () => {
       expect(content.startsWith('src/a.ts:1: TODO fix me')).toBe(true);
       const notices = content.split('[loopguard]').length - 1;
       expect(notices).toBe(span.attributes['loopguard.action'] === 'allow' ? 0 : 1);
+    }
+  });
+
+  it('a halt ends the run under the middleware (register adds it), not under a bare createAgent', async () => {
+    // Halts are thrown from the tool; createAgent's ToolNode answers any error thrown by a tool
+    // with an error ToolMessage unless a wrapToolCall middleware re-throws it.
+    const guard = guardWith({ hardStop: true });
+    const mod: Record<string, unknown> = { createAgent };
+    patchLangChain(mod, { guard });
+    const patched = mod.createAgent as typeof createAgent;
+    for (const factory of [patched, createAgent]) {
+      let runs = 0;
+      const grep = guardLangChainTool(
+        makeGrep(() => (runs += 1)),
+        { guard, scope: factory === patched ? 'halt-patched' : 'halt-bare' },
+      );
+      const agent = factory({ model: loopingModel('grep', grepArgs, 8), tools: [grep] });
+      const outcome = await agent.invoke(ask, { recursionLimit: 50 }).then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      );
+      expect(runs).toBe(5); // the fifth identical result made the engine halt the scope
+      if (factory === patched) {
+        expect('error' in outcome && outcome.error).toBeInstanceOf(LoopHaltError);
+        continue;
+      }
+      if (!('result' in outcome)) throw outcome.error;
+      const messages = toolMessages(outcome.result.messages);
+      expect(messages.get('call-5')?.status).toBe('error');
+      expect(String(messages.get('call-5')?.content)).toMatch(/^LoopHaltError: loopguard halted/);
+      // the later calls never run: each is answered with the reason
+      expect(String(messages.get('call-8')?.content)).toMatch(/^\[loopguard\] Blocked/);
     }
   });
 });

@@ -162,4 +162,29 @@ describe('internal failures never reach the host', () => {
     const streaks = telemetry.spans().map((span) => span.attributes['loopguard.streak']);
     expect(streaks).toEqual([undefined, 2, 3]);
   });
+
+  it("an adapter's isControlFlow that throws leaves the tool's error a failure, re-thrown as it was", async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({
+      engine: { env: {}, configFile: false, onDiagnostic: () => {} },
+      tracerProvider: telemetry.tracerProvider,
+    });
+    const adapter = {
+      blocked: () => 'blocked',
+      appendNotice: (result: string) => result,
+      isControlFlow: (): boolean => {
+        throw new Error('isControlFlow exploded');
+      },
+    };
+    const failure = new RangeError('tool failed');
+    const run = (): string => {
+      throw failure;
+    };
+    await expect(guard.traceToolCall({ tool: 'x', scope: 's' }, run, adapter)).rejects.toBe(
+      failure,
+    );
+    expect(warnings).toHaveLength(1);
+    expect(String(warnings[0]?.[1])).toContain('isControlFlow exploded');
+    expect(telemetry.spans()[0]?.attributes['error.type']).toBe('RangeError');
+  });
 });

@@ -263,7 +263,7 @@ describe('node --import @loopguard/otel/register', () => {
     });
   }
 
-  it('keeps OpenAI Agents approval policies on parsed input and honours explicit guard options', async () => {
+  it('keeps OpenAI Agents approval policies on parsed input, tool errors out of its traces, and explicit guard options', async () => {
     const run = await runFixture('agents-register.mjs', 'agents-explicit', {
       env: { OTEL_SDK_DISABLED: 'true' },
     });
@@ -276,6 +276,15 @@ describe('node --import @loopguard/otel/register', () => {
     });
     expect(run.lines[1]).toEqual({ agents: [['execute_tool grep', 'conv-42']] });
     expect(run.lines[2]).toEqual({ mcp: [['execute_tool create_issue', 'conv-42']] });
+    // the SDK's own trace keeps a guarded tool's error text out, as for an unguarded tool
+    expect(run.lines[3]).toEqual({
+      sdkTrace: [
+        {
+          message: 'Error running tool (non-fatal)',
+          data: { tool_name: 'bash', error: 'Tool execution failed. Error details are redacted.' },
+        },
+      ],
+    });
   });
 
   it('LOOPGUARD_ON_HALT=return turns the halting call into a final isError result', async () => {

@@ -6,6 +6,7 @@ import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
 import type { AiSdkGuardOptions, ResultAdapter } from '../types.js';
+import { CallNotices } from './ai-sdk-notices.js';
 import { currentRunScope, inRunScope } from './ai-sdk-runs.js';
 import { isAsyncIterable, relay, type Stream, settle } from './ai-sdk-stream.js';
 import { isPlainObject } from './plain-object.js';
@@ -32,7 +33,6 @@ const GUARDED = Symbol.for('loopguard.ai-sdk.guarded');
 const BOUND_FROM = Symbol('loopguard.ai-sdk.bound-from');
 const BLOCKED = Symbol('loopguard.ai-sdk.blocked');
 const NOTICE_FIELD = 'loopguard';
-const MAX_PENDING_NOTICES = 1000;
 
 interface Blocked {
   [BLOCKED]: StopDecision;
@@ -121,18 +121,17 @@ const aiSdkResultAdapter: ResultAdapter<unknown> = {
 
 /**
  * For tools with their own `toModelOutput`: keep the output, add the notice to what the model
- * reads. Notices are kept per call id (the newest 1000) for every `toModelOutput` call of that id.
+ * reads, for every `toModelOutput` call of this call (see `CallNotices`).
  */
-function noticeOnlyAdapter(pending: Map<string, string>, callId: string): ResultAdapter<unknown> {
+function noticeOnlyAdapter(
+  notices: CallNotices,
+  callId: string,
+  input: unknown,
+): ResultAdapter<unknown> {
   return {
     blocked: aiSdkResultAdapter.blocked,
     appendNotice(result, notice) {
-      pending.delete(callId);
-      if (pending.size >= MAX_PENDING_NOTICES) {
-        const oldest = pending.keys().next().value;
-        if (oldest !== undefined) pending.delete(oldest);
-      }
-      pending.set(callId, notice);
+      notices.add(callId, input, notice);
       return result;
     },
   };
@@ -165,16 +164,15 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
   const execute = original.execute as Execute | undefined;
   if (typeof execute !== 'function' || original[GUARDED]) return original;
   const ownToModelOutput = original.toModelOutput as ToModelOutput | undefined;
-  const pending = new Map<string, string>();
+  const notices = new CallNotices();
 
   const guardedExecute = (input: unknown, execOptions: ToolExecutionOptions): unknown => {
     const guard = options.guard ?? getGuard();
     const scope = scopeOf(name, options, execOptions);
     const callId = execOptions?.toolCallId;
     const noticeOnly = ownToModelOutput !== undefined && callId !== undefined;
-    // A call id seen again (a retried step) starts without the earlier call's notice.
-    if (noticeOnly) pending.delete(callId);
-    const adapter = noticeOnly ? noticeOnlyAdapter(pending, callId) : aiSdkResultAdapter;
+    if (noticeOnly) notices.start(callId, input);
+    const adapter = noticeOnly ? noticeOnlyAdapter(notices, callId, input) : aiSdkResultAdapter;
     let stream: Stream | undefined;
     let starting = true;
     const run = (): Promise<unknown> => {
@@ -215,7 +213,7 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
     copy.toModelOutput = async (args: Parameters<ToModelOutput>[0]) => {
       const output = await ownToModelOutput.call(original, args);
       // Kept, not taken: streamText asks once for the step and again for the next prompt.
-      const notice = pending.get(args.toolCallId);
+      const notice = notices.get(args.toolCallId, args.input);
       return notice === undefined ? output : withNotice(output, notice);
     };
   }

@@ -18,6 +18,15 @@ export function blockedDecision(value: unknown): StopDecision | undefined {
     : undefined;
 }
 
+/**
+ * A LangGraph interrupt (`interrupt()` inside a tool, `NodeInterrupt`): a pause for a human, which
+ * the graph resumes by running the tool again; recognised by name, as LangGraph does.
+ */
+export function isGraphInterrupt(error: unknown): boolean {
+  const name = (error as { name?: unknown } | undefined)?.name;
+  return name === 'GraphInterrupt' || name === 'NodeInterrupt';
+}
+
 /** A ToolMessage of any installed @langchain/core copy (checked by shape, not by class). */
 export function isToolMessage(value: unknown): value is ToolMessage {
   if (typeof value !== 'object' || value === null) return false;
@@ -67,7 +76,8 @@ function isContentBlocks(value: unknown): value is unknown[] {
 /**
  * LangChain tool results: ToolMessages (status `error` = failure; notices appended to a copy's
  * content), `[content, artifact]` pairs of `content_and_artifact` tools, strings, content-block
- * arrays and plain objects (a `loopguard` field). Commands pass through untouched.
+ * arrays and plain objects (a `loopguard` field). Commands pass through untouched; graph
+ * interrupts are control flow, not failures.
  */
 export function langChainResultAdapter(contentAndArtifact: boolean): ResultAdapter<unknown> {
   const appendToContent = (content: unknown, notice: string): unknown => {
@@ -94,6 +104,7 @@ export function langChainResultAdapter(contentAndArtifact: boolean): ResultAdapt
     isError(result) {
       return isToolMessage(result) && result.status === 'error';
     },
+    isControlFlow: isGraphInterrupt,
     forHash(result) {
       if (isToolMessage(result)) return result.content;
       if (contentAndArtifact && Array.isArray(result) && result.length === 2) return result[0];

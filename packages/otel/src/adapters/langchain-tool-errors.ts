@@ -2,6 +2,7 @@ import type { ToolMessage } from '@langchain/core/messages';
 import { diag } from '@opentelemetry/api';
 import type { ToolCallHandler } from 'langchain';
 import { LoopHaltError } from '../errors.js';
+import { isGraphInterrupt } from './langchain-results.js';
 
 type Request = Parameters<ToolCallHandler>[0];
 type MessageCtor = new (fields: Record<string, unknown>) => ToolMessage;
@@ -32,11 +33,6 @@ export async function errorToolMessage(
   if (!Ctor) return undefined;
   const { id, name } = request.toolCall;
   return new Ctor({ content, tool_call_id: id, name, status: 'error' });
-}
-
-function isGraphInterrupt(error: unknown): boolean {
-  const name = (error as { name?: unknown } | undefined)?.name;
-  return name === 'GraphInterrupt' || name === 'NodeInterrupt';
 }
 
 function isToolInvocationError(error: unknown): error is Error {

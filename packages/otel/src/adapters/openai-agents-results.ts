@@ -6,6 +6,28 @@ import { isPlainObject } from './plain-object.js';
 export const AGENTS_DEFAULT_TOOL_ERROR =
   'An error occurred while running the tool. Please try again.';
 
+/** What the SDK's own traces record instead of the error of a tool with the default `errorFunction`. */
+const AGENTS_REDACTED_TOOL_ERROR = 'Tool execution failed. Error details are redacted.';
+
+/** The parts of an SDK trace span (`getCurrentSpan()`) that hold a tool's error. */
+export interface AgentsTraceSpan {
+  readonly error: { message: string; data?: Record<string, unknown> } | null;
+  setError(error: { message: string; data?: Record<string, unknown> }): void;
+}
+
+/**
+ * Puts the SDK's redacted text back in place of the error it just recorded on its function span
+ * (`data.error`). The SDK leaves a tool's error out of its traces only when the tool has the
+ * default `errorFunction`; a guarded tool has loopguard's in its place, which the SDK takes for an
+ * app's own, so it records the error's text whenever the run includes sensitive data in traces
+ * (`traceIncludeSensitiveData`, on by default).
+ */
+export function redactAgentsToolError(span: AgentsTraceSpan | null | undefined): void {
+  const recorded = span?.error;
+  if (!span || !recorded?.data || !('error' in recorded.data)) return;
+  span.setError({ ...recorded, data: { ...recorded.data, error: AGENTS_REDACTED_TOOL_ERROR } });
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

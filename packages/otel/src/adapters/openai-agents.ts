@@ -6,7 +6,12 @@ import { resolveScope } from '../scope.js';
 import type { AgentsGuardOptions, AgentsToolCallDetails, ToolCallInfo } from '../types.js';
 import { replaceExport } from './ai-sdk-exports.js';
 import { type ApprovalTool, approvalWithSdkInput } from './openai-agents-approval.js';
-import { AGENTS_DEFAULT_TOOL_ERROR, agentsResultAdapter } from './openai-agents-results.js';
+import {
+  AGENTS_DEFAULT_TOOL_ERROR,
+  type AgentsTraceSpan,
+  agentsResultAdapter,
+  redactAgentsToolError,
+} from './openai-agents-results.js';
 import { scopePerRun } from './run-scopes.js';
 import { warnOnce } from './warn-once.js';
 
@@ -19,6 +24,8 @@ type Execute = (input: unknown, runContext: RunContext<unknown>, details?: unkno
 type ErrorFunction = (runContext: unknown, error: unknown, details?: unknown) => unknown;
 type ToolFactory = (...args: unknown[]) => unknown;
 type Rewrap = (options: AgentsGuardOptions) => AnyFunctionTool;
+/** The SDK's `getCurrentSpan`, from the module whose `tool` is patched; undefined if it has none. */
+type CurrentSpan = () => AgentsTraceSpan | null | undefined;
 
 const GUARDED = Symbol.for('loopguard.openai-agents.guarded');
 /** On tools guarded by the patched factory: rebuilds the tool guarded with other options. */
@@ -117,13 +124,23 @@ export function guardAgentsTool<T extends { type: 'function'; name: string; invo
   return copy as unknown as T;
 }
 
-/** Lets a halt end the run: the SDK turns whatever `execute` throws into the tool's output. */
-function passHalts(errorFunction: unknown): ErrorFunction | null {
+/**
+ * Lets a halt end the run: the SDK turns whatever `execute` throws into the tool's output. For a
+ * tool without an `errorFunction` of its own, other errors get the SDK's default answer, and the
+ * SDK's trace keeps the error text out as it does for that default (see `redactAgentsToolError`).
+ */
+function passHalts(errorFunction: unknown, currentSpan: CurrentSpan): ErrorFunction | null {
   if (errorFunction === null) return null;
   const handle = typeof errorFunction === 'function' ? (errorFunction as ErrorFunction) : undefined;
   return (runContext, error, details) => {
     if (error instanceof LoopHaltError) throw error;
-    return handle ? handle(runContext, error, details) : AGENTS_DEFAULT_TOOL_ERROR;
+    if (handle) return handle(runContext, error, details);
+    try {
+      redactAgentsToolError(currentSpan());
+    } catch (internal) {
+      warnOnce('loopguard: could not redact a tool error in the OpenAI Agents trace', internal);
+    }
+    return AGENTS_DEFAULT_TOOL_ERROR;
   };
 }
 
@@ -137,6 +154,7 @@ function createGuarded(
   thisArg: unknown,
   args: unknown[],
   options: AgentsGuardOptions,
+  currentSpan: CurrentSpan,
   explicit = false,
 ): AnyFunctionTool {
   const toolOptions = args[0] as Record<string, unknown>;
@@ -144,7 +162,8 @@ function createGuarded(
   // explicitly guarded tools, like guardAgentsTool copies, are not re-wrapped again
   const rewrap: Rewrap | undefined = explicit
     ? undefined
-    : (explicitOptions) => createGuarded(factory, thisArg, args, explicitOptions, true);
+    : (explicitOptions) =>
+        createGuarded(factory, thisArg, args, explicitOptions, currentSpan, true);
   if (toolOptions.outputSchema !== undefined) {
     const created = guardInvoke(factory.apply(thisArg, args) as AnyFunctionTool, options);
     mark(created, rewrap);
@@ -160,7 +179,7 @@ function createGuarded(
     );
   // the SDK names a tool without `name` after its execute function
   Object.defineProperty(guarded, 'name', { value: execute.name });
-  const errorFunction = passHalts(toolOptions.errorFunction);
+  const errorFunction = passHalts(toolOptions.errorFunction, currentSpan);
   const rest = args.slice(1);
   const created = factory.call(
     thisArg,
@@ -174,8 +193,9 @@ function createGuarded(
 
 /**
  * For `register`: replaces the `tool` factory on `@openai/agents` (or `@openai/agents-core`)
- * module exports so every function tool it creates is guarded. Idempotent; returns false when
- * there is no `tool` export or the exports cannot be changed.
+ * module exports so every function tool it creates is guarded. The module's `getCurrentSpan` keeps
+ * the error of a tool without its own `errorFunction` out of the SDK's traces, as for an unguarded
+ * tool. Idempotent; returns false when there is no `tool` export or the exports cannot be changed.
  */
 export function patchOpenAIAgents(
   mod: Record<string, unknown>,
@@ -184,12 +204,17 @@ export function patchOpenAIAgents(
   const original = mod?.tool as ToolFactory | undefined;
   if (typeof original !== 'function') return false;
   if ((original as unknown as Record<symbol, unknown>)[PATCHED]) return true;
+  // read when a tool fails: an ESM namespace seen through import-in-the-middle is live
+  const currentSpan: CurrentSpan = () => {
+    const get = mod.getCurrentSpan;
+    return typeof get === 'function' ? (get() as AgentsTraceSpan | null) : undefined;
+  };
   const wrapper: ToolFactory = function (this: unknown, ...args) {
     const toolOptions = args[0] as { execute?: unknown } | undefined;
     if (typeof toolOptions?.execute !== 'function') return original.apply(this, args);
     let created: AnyFunctionTool;
     try {
-      created = createGuarded(original, this, args, options);
+      created = createGuarded(original, this, args, options, currentSpan);
     } catch (error) {
       // The SDK rejected the options (it throws the same for the original call) or we failed.
       const plain = original.apply(this, args);
