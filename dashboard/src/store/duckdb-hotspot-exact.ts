@@ -34,48 +34,51 @@ export async function exactPage(
     FROM (${live.sql})`,
     live.params,
   );
+  const inside = num(counts?.inside);
   const straddling = num(counts?.straddling);
-  if (straddling > num(counts?.inside)) return;
+  if (straddling > inside) return;
   const params: Params = { ...(straddling > 0 ? range : {}), ...live.params };
-  const reaching = (column: string) => `${column} IN (SELECT "Key" FROM live WHERE NOT inside)`;
-  // every live key with its value in the range: the inside ones from the totals
-  const head = `WITH live AS MATERIALIZED (${live.sql}),
-    ${straddling > 0 ? `${partsCte(filter, params, { names: true, key: true, extra: reaching })},` : ''}`;
-  const picked = await pickInOrder(read, p, byName, head, straddling > 0, params);
+  const reaching = (column: string) =>
+    `${column} IN (SELECT "Key" FROM (${live.sql}) WHERE NOT inside)`;
+  const head =
+    straddling > 0
+      ? `WITH ${partsCte(filter, params, { names: true, key: true, extra: reaching })},`
+      : 'WITH';
+  const picked = await pickInOrder(read, p, { byName, head, live: live.sql, inside, params });
   return pageRows(read, filter, p, range, picked, picked.total, totalsRows(picked.insideKeys));
 }
 
-const INSIDE_KEYS = `(SELECT list(c.k) FROM candidates c WHERE c.k IN (SELECT "Key" FROM live WHERE inside))
-  AS "insideKeys"`;
-
 /**
  * The page's keys in the page's full order over every live key (the names break every tie, so
- * any number of keys may tie on the sort).
+ * any number of keys may tie on the sort): the inside ones with their totals, the others (`parts`
+ * in `head`, if any) aggregated from the rollup and the partial hours.
  */
 async function pickInOrder(
   read: Reader,
   p: PageSpec,
-  byName: boolean,
-  head: string,
-  reaching: boolean,
-  params: Params,
+  q: { byName: boolean; head: string; live: string; inside: number; params: Params },
 ): Promise<Picked & { insideKeys: bigint[] }> {
-  const value = byName || p.sort === 'calls' ? '' : `, bound AS "${p.sort}"`;
-  const fromTotals = `SELECT "Key" AS k, service, tool, signature, calls${value} FROM live WHERE inside`;
+  const reaching = q.head !== 'WITH';
+  const value = q.byName || p.sort === 'calls' ? '' : `, bound AS "${p.sort}"`;
+  const fromTotals = `SELECT "Key" AS k, service, tool, signature, calls${value}, true AS inside
+    FROM (${q.live}) WHERE inside`;
   const fromParts = `SELECT k, service, tool, signature,
-    ${columns(['calls', ...(byName ? [] : sortColumn(p.sort))])}
+    ${columns(['calls', ...(q.byName ? [] : sortColumn(p.sort))])}, false AS inside
     FROM parts GROUP BY k, service, tool, signature`;
+  // (g is not materialized: the top-N streams over it, and the inside keys are counted already)
   const [row] = await read(
-    `${head} g AS MATERIALIZED (${reaching ? `${fromTotals} UNION ALL BY NAME ${fromParts}` : fromTotals}),
-    candidates AS (SELECT k FROM g
+    `${q.head} g AS (${reaching ? `${fromTotals} UNION ALL BY NAME ${fromParts}` : fromTotals}),
+    candidates AS (SELECT k, inside FROM g
       ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool
       LIMIT ${p.limit} OFFSET ${p.offset})
-    SELECT (SELECT count(*) FROM g) AS total, (SELECT list(k) FROM candidates) AS keys, ${INSIDE_KEYS}`,
-    params,
+    SELECT list(k) AS keys, list(k) FILTER (inside) AS "insideKeys",
+      ${reaching ? '(SELECT count(DISTINCT k) FROM parts)' : '0'} AS reaching
+    FROM candidates`,
+    q.params,
   );
   const keys = (row?.keys ?? []) as bigint[];
   return {
-    total: num(row?.total),
+    total: q.inside + num(row?.reaching),
     before: p.offset,
     n: keys.length,
     keys,
