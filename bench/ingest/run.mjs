@@ -209,6 +209,9 @@ async function queryTimes(path, order) {
     hotspotsFiltered: await median(() =>
       store.hotspots({ ...filter, service: 'coder-agent', action: 'nudge' }),
     ),
+    hotspotsAscending: await median(() => store.hotspots(filter, { sort: 'calls', order: 'asc' })),
+    hotspotsByName: await median(() => store.hotspots(filter, { sort: 'signature', order: 'asc' })),
+    hotspotsLastDay: await median(() => store.hotspots({ ...filter, from: endMs - 86_400_000 })),
     sessions: await median(() => store.sessions(filter)),
     summary: await median(() => store.summary(filter)),
     series: await median(() => store.series(filter, 3_600_000)),
@@ -276,6 +279,9 @@ console.log(
     [
       ['hotspots, top 50 by calls', 'hotspots', ms(base.hotspots)],
       ['hotspots, service + action filter', 'hotspotsFiltered', '–'],
+      ['hotspots, fewest calls first', 'hotspotsAscending', '–'],
+      ['hotspots, by signature', 'hotspotsByName', '–'],
+      ['hotspots, top 50 of the last 24 h', 'hotspotsLastDay', '–'],
       ['sessions, latest 50', 'sessions', ms(base.sessions)],
       ['summary', 'summary', ms(base.summary)],
       ['series, 1 h buckets', 'series', '–'],
