@@ -93,6 +93,13 @@ export function rangeOf(filter: QueryFilter) {
 export const comparable = (rows: Hotspot[]) =>
   rows.map(({ sampleArgs, ...row }) => ({ ...row, sampled: sampleArgs !== undefined }));
 
+/** The signature agentSpans gives the calls named `name` (their tool is drawn at random). */
+function signatureOf(name: string): string {
+  const span = agentSpans().find((s) => s.attributes['loopguard.signature']?.endsWith(`:${name}`));
+  if (!span) throw new Error(`no calls named ${name}`);
+  return span.attributes['loopguard.signature']!;
+}
+
 /** Ranges of the agent spans' day. */
 export const ranges: [string, QueryFilter][] = [
   ['the whole day', { from: T0, to: T0 + 12 * HOUR }],
@@ -104,6 +111,8 @@ export const filters: Omit<QueryFilter, 'from' | 'to'>[] = [
   {},
   { service: 'svc-1' },
   { tool: 'grep' },
+  { signature: signatureOf('heavy-3') },
+  { signature: signatureOf('medium-7') },
   { action: 'nudge' },
   { service: 'svc-0', action: 'warn' },
 ];

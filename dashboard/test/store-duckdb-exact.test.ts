@@ -78,11 +78,10 @@ describe('duckdb hotspots in any order from the totals', () => {
       if (page) told++;
     }
     expect(told).toBe(SORTS.length);
-    // not sessions, nor with a search, signature or action filter
+    // not sessions, nor with a search or action filter
     for (const [request, filter] of [
       [{ sort: 'sessions' }, partial],
       [{ order: 'asc' }, { ...partial, search: 'grep' }],
-      [{ order: 'asc' }, { ...partial, signature: 'grep:heavy-1' }],
       [{ order: 'asc' }, { ...partial, action: 'nudge' }],
     ] as const) {
       expect(await exactOn(path, filter, request)).toBeUndefined();

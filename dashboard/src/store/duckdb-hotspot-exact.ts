@@ -15,8 +15,8 @@ const NAME_SORTS: ReadonlySet<string> = new Set(['service', 'tool', 'signature']
  * The page of any sort but sessions, told exactly from the totals: a key whose first and last call
  * fall in the range (inside it) has its totals as its values there, so only the keys reaching past
  * the range are aggregated from the rollup and the partial hours. Serves the sorts prunedPage
- * cannot bound (ascending, first seen, the names). Returns undefined for an action, signature or
- * search filter, when more keys reach past the range than lie inside it, or when pageRows cannot
+ * cannot bound (ascending, first seen, the names). Returns undefined for an action or search
+ * filter, when more keys reach past the range than lie inside it, or when pageRows cannot
  * tell the page by key (too many ties, a key with two names): the caller groups every key.
  */
 export async function exactPage(
@@ -25,8 +25,8 @@ export async function exactPage(
   p: PageSpec,
   range: Params,
 ): Promise<Page<Hotspot> | undefined> {
-  const { action, signature, search } = filter;
-  if (action || signature || search || p.sort === 'sessions') return;
+  const { action, search } = filter;
+  if (action || search || p.sort === 'sessions') return;
   const byName = NAME_SORTS.has(p.sort);
   const live = liveKeys(filter, range, byName ? 'NULL' : FROM_TOTALS[p.sort as Aggregated], true);
   const [counts] = await read(

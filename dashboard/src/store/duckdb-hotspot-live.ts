@@ -45,7 +45,7 @@ const NAMES = '"ServiceName" AS service, "ToolName" AS tool, "Signature" AS sign
  */
 export function liveKeys(filter: QueryFilter, range: Params, bound: string, names = false): Live {
   const params: Params = { from: range.from ?? 0n, to: range.to ?? 0n };
-  // (no signature or action filter reaches here: the totals have no action column)
+  // (no action filter reaches here: the totals have no action column)
   const where = ['"LastMs" >= $from', '"FirstMs" < $to', ...nameConditions(filter, params)];
   const sql = `SELECT "Key", "Calls" AS calls, ${bound} AS bound,${names ? ` ${NAMES},` : ''}
       "FirstMs" >= $from AND "LastMs" < $to AS inside,

@@ -48,7 +48,7 @@ export const isBounded = (p: PageSpec) => p.order === 'desc' && BOUNDED_SORTS.ha
  * it) has its totals as its row there but sessions; only the others are read from the rollup. The
  * total counts every live key but those called both before and after the range, which the rollup
  * is asked about (the last call of one called before it, the first of one called after it, fall
- * within it). Returns undefined for an action, signature or search filter, when more keys reach
+ * within it). Returns undefined for an action or search filter, when more keys reach
  * past the range than lie inside it (the rollup of the range alone is then cheaper), or when the
  * candidates would be too many: the caller groups every key.
  */
@@ -60,8 +60,8 @@ export async function prunedPage(
 ): Promise<Page<Hotspot> | undefined> {
   // an action filter leaves fewer rows to group and needs the rollup for every column: the
   // grouping of the range is as fast (measured on 1 M spans)
-  const { action, signature, search } = filter;
-  if (!isBounded(p) || action || signature || search) return;
+  const { action, search } = filter;
+  if (!isBounded(p) || action || search) return;
   const bound = FROM_TOTALS[p.sort as Aggregated];
   const wanted = Math.max(MIN_CANDIDATES, 2 * (p.offset + p.limit));
   if (wanted > MAX_CANDIDATES) return;

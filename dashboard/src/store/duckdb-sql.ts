@@ -21,7 +21,7 @@ export function callWhere(
     parts.push('"StartMs" < $to');
     params.to = BigInt(Math.trunc(filter.to));
   }
-  if (filter.service) {
+  if (filter.service && !skip.includes('service')) {
     parts.push('"ServiceName" = $service');
     params.service = filter.service;
   }
