@@ -5,21 +5,50 @@ import { normalizePage, SESSION_SORTS } from './paging.js';
 import { sessionRow } from './rows.js';
 import type { Page, PageRequest, QueryFilter, SessionRow } from './types.js';
 
-function rawEdge(from: string, to: string, filter: QueryFilter, params: Params): string {
+function rawEdge(
+  from: string,
+  to: string,
+  filter: QueryFilter,
+  params: Params,
+  matching: string,
+): string {
   const where = callWhere({ service: filter.service }, params);
   return `SELECT "LoopScope" AS scope, "ServiceName" AS service, max("ConversationId") AS conv,
     count(*) AS calls, max("Streak") AS streak, max("ActionRank") AS rank,
     count(*) FILTER ("LoopAction" = 'nudge') AS nudges, count(*) FILTER ("LoopAction" = 'warn') AS warns,
     count(*) FILTER ("LoopAction" = 'block') AS blocks, min("StartMs") AS start_ms,
     max("StartMs" + "Duration" // 1000000) AS end_ms
-  FROM otel_traces ${where} AND "LoopScope" <> '' AND "StartMs" >= ${from} AND "StartMs" < ${to}
+  FROM otel_traces ${where} AND "LoopScope" <> '' AND "StartMs" >= ${from} AND "StartMs" < ${to}${matching}
   GROUP BY 1, 2`;
 }
 
 /**
- * Sessions from the hourly session rollup (whole hours) plus the span table (partial hours).
- * Undefined when the filter needs per-call detail (tool, action, signature, search) or the range
- * is shorter than two hours; the caller then aggregates the spans directly.
+ * `matching AS (...)`: the sessions with a call in the range matching the filter's action and
+ * signature (both on one call), the signature's spans found by their hotspot keys (a key compare
+ * instead of a string compare per span).
+ */
+function matchingCte(filter: QueryFilter, params: Params): string {
+  const where = callWhere({ from: filter.from, to: filter.to, service: filter.service }, params);
+  const call: string[] = [];
+  if (filter.action) {
+    call.push('"LoopAction" = $action');
+    params.action = filter.action;
+  }
+  if (filter.signature) {
+    const service = filter.service ? ' AND "ServiceName" = $service' : '';
+    call.push(`"HotspotKey" IN (SELECT "Key" FROM loopguard_hotspot_totals
+      WHERE "Signature" = $signature${service})`);
+    params.signature = filter.signature;
+  }
+  return `matching AS (SELECT DISTINCT "LoopScope" AS scope FROM otel_traces ${where}
+    AND ${call.join(' AND ')} AND "LoopScope" <> '')`;
+}
+
+/**
+ * Sessions from the hourly session rollup (whole hours) plus the span table (partial hours). An
+ * action or signature filter first finds the sessions with a matching call in the spans, then
+ * reads those sessions' rows the same way. Undefined when the filter needs per-call detail (tool,
+ * search) or the range is shorter than two hours; the caller then aggregates the spans directly.
  */
 export async function querySessionsRollup(
   read: Reader,
@@ -28,7 +57,7 @@ export async function querySessionsRollup(
 ): Promise<Page<SessionRow> | undefined> {
   const fullFrom = Math.ceil(filter.from / HOUR_MS) * HOUR_MS;
   const fullTo = Math.floor(filter.to / HOUR_MS) * HOUR_MS;
-  if (filter.tool || filter.action || filter.signature || filter.search) return undefined;
+  if (filter.tool || filter.search) return undefined;
   if (fullTo - fullFrom < 2 * HOUR_MS) return undefined;
   const p = normalizePage(page, SESSION_SORTS, 'end');
   const sort = p.sort === 'worstAction' ? 'worstRank' : p.sort;
@@ -40,14 +69,17 @@ export async function querySessionsRollup(
   };
   const service = filter.service ? 'AND "ServiceName" = $service' : '';
   if (filter.service) params.service = filter.service;
+  const selective = Boolean(filter.action || filter.signature);
+  const matching = selective ? ' AND "LoopScope" IN (SELECT scope FROM matching)' : '';
+  const head = selective ? `WITH ${matchingCte(filter, params)}, parts AS` : 'WITH parts AS';
   const parts = `SELECT "LoopScope" AS scope, "ServiceName" AS service, "ConversationId" AS conv,
       "Calls" AS calls, "MaxStreak" AS streak, "MaxRank" AS rank, "Nudges" AS nudges,
       "Warns" AS warns, "Blocks" AS blocks, "StartMs" AS start_ms, "EndMs" AS end_ms
-    FROM loopguard_sessions_hourly WHERE "Hour" >= $fullFrom AND "Hour" < $fullTo ${service}
-    UNION ALL ${rawEdge('$from', '$fullFrom', filter, params)}
-    UNION ALL ${rawEdge('$fullTo', '$to', filter, params)}`;
+    FROM loopguard_sessions_hourly WHERE "Hour" >= $fullFrom AND "Hour" < $fullTo ${service}${matching}
+    UNION ALL ${rawEdge('$from', '$fullFrom', filter, params, matching)}
+    UNION ALL ${rawEdge('$fullTo', '$to', filter, params, matching)}`;
   const rows = await read(
-    `WITH parts AS (${parts})
+    `${head} (${parts})
     SELECT scope, min(service) AS service, max(conv) AS "conversationId", sum(calls) AS calls,
       max(streak) AS "longestStreak", max(rank) AS "worstRank", max(rank) >= 3 AS halted,
       sum(nudges) AS nudges, sum(warns) AS warns, sum(blocks) AS blocks, min(start_ms) AS start,
@@ -59,7 +91,7 @@ export async function querySessionsRollup(
   let total = num(rows[0]?.total);
   if (!rows.length && p.offset > 0) {
     const [c] = await read(
-      `WITH parts AS (${parts}) SELECT count(DISTINCT scope) AS n FROM parts`,
+      `${head} (${parts}) SELECT count(DISTINCT scope) AS n FROM parts`,
       params,
     );
     total = num(c?.n);
