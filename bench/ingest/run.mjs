@@ -204,6 +204,7 @@ async function queryTimes(path, order) {
   for (const batch of loopingSpans({ total: TOTAL, endMs, order })) await store.insert(batch);
   const genSeconds = (performance.now() - genStart) / 1000;
   const someScope = (await store.sessions(filter, { limit: 1, sort: 'calls' })).rows[0].scope;
+  const top = (await store.hotspots(filter, { limit: 1 })).rows[0];
   const times = {
     hotspots: await median(() => store.hotspots(filter)),
     hotspotsFiltered: await median(() =>
@@ -213,6 +214,10 @@ async function queryTimes(path, order) {
     hotspotsByName: await median(() => store.hotspots(filter, { sort: 'signature', order: 'asc' })),
     hotspotsLastDay: await median(() => store.hotspots({ ...filter, from: endMs - 86_400_000 })),
     sessions: await median(() => store.sessions(filter)),
+    sessionsOfHotspot: await median(() =>
+      store.sessions({ ...filter, service: top.service, signature: top.signature }),
+    ),
+    sessionsBlocked: await median(() => store.sessions({ ...filter, action: 'block' })),
     summary: await median(() => store.summary(filter)),
     series: await median(() => store.series(filter, 3_600_000)),
     session: await median(() => store.session(someScope)),
@@ -283,6 +288,8 @@ console.log(
       ['hotspots, by signature', 'hotspotsByName', '–'],
       ['hotspots, top 50 of the last 24 h', 'hotspotsLastDay', '–'],
       ['sessions, latest 50', 'sessions', ms(base.sessions)],
+      ["sessions of the top hotspot (a hotspot row's link)", 'sessionsOfHotspot', '–'],
+      ['sessions with a block', 'sessionsBlocked', '–'],
       ['summary', 'summary', ms(base.summary)],
       ['series, 1 h buckets', 'series', '–'],
       ['one session timeline', 'session', '–'],
