@@ -1,0 +1,78 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningDashboard } from '../../src/server/index.js';
+import { closeUiSession, fmtInt, openRoute, startUiSession } from './harness.js';
+import { expectedTotals, SESSIONS, seed } from './seed.js';
+
+const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000, interval: 100 });
+
+describe('dashboard UI with a slow server, odd data and deep links', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'loopguard-ui-robust-'));
+  const expected = expectedTotals(SESSIONS);
+  let dash: RunningDashboard;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const open = (route: string) => openRoute(page, dash, route);
+
+  beforeAll(async () => {
+    ({ dash, browser, page } = await startUiSession({
+      db: join(dir, 'ui.duckdb'),
+      sessions: SESSIONS,
+      agoMs: 5 * 60_000,
+      viewport: { width: 1440, height: 900 },
+      pageErrors,
+    }));
+  });
+
+  afterAll(() => closeUiSession({ dash, browser }, dir));
+
+  it('refreshes slower than the server answers keep the request in flight instead of restarting it', async () => {
+    await open('#/overview');
+    const sessions = page.getByTestId('summary-sessions');
+    await poll(() => sessions.textContent()).toBe(fmtInt(expected.sessions));
+    await page.getByRole('button', { name: 'Live', exact: true }).click();
+    const isSummary = (url: URL) => url.pathname === '/api/summary';
+    let sent = 0;
+    let aborted = 0;
+    page.on('requestfailed', (req) => {
+      if (isSummary(new URL(req.url()))) aborted++;
+    });
+    await page.route(isSummary, async (route) => {
+      sent++;
+      await new Promise((r) => setTimeout(r, 1000));
+      await route.continue().catch(() => undefined);
+    });
+    try {
+      await seed(
+        dash.url,
+        [
+          {
+            service: 'demo-agent',
+            scope: 'slow-1',
+            calls: [{ tool: 'ls', args: {}, action: 'allow' }],
+          },
+        ],
+        Date.now() - 60_000,
+      );
+      let updatedWhileRefreshing = false;
+      // a refresh every 400 ms against a server that takes a second: each used to abort the last
+      for (let i = 0; i < 8; i++) {
+        await page.getByRole('button', { name: 'Refresh now' }).click();
+        await page.waitForTimeout(400);
+        if ((await sessions.textContent()) === fmtInt(expected.sessions + 1)) {
+          updatedWhileRefreshing = true;
+        }
+      }
+      expect(updatedWhileRefreshing).toBe(true);
+      expect(aborted).toBe(0);
+      expect(sent).toBeLessThanOrEqual(4);
+    } finally {
+      await page.unroute(isSummary);
+    }
+    expect(pageErrors).toEqual([]);
+  });
+});
