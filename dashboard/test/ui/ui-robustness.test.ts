@@ -75,4 +75,29 @@ describe('dashboard UI with a slow server, odd data and deep links', () => {
     }
     expect(pageErrors).toEqual([]);
   });
+
+  it('long names without spaces wrap or clip inside the window on the overview and a timeline', async () => {
+    const tool = `mcp__files__${'t'.repeat(150)}`;
+    const service = `agent-${'s'.repeat(200)}`;
+    const scope = `run-${'a'.repeat(300)}`;
+    const calls = Array.from({ length: 12 }, () => ({
+      tool,
+      args: { q: 'x'.repeat(300) },
+      action: 'allow' as const,
+    }));
+    await seed(dash.url, [{ service, scope, calls }], Date.now() - 2 * 60_000);
+    const overflow = () => page.locator('html').evaluate((el) => el.scrollWidth - el.clientWidth);
+    await open('#/overview');
+    const top = page.locator('.top-list li').first();
+    await poll(() => top.textContent()).toContain(service);
+    expect(await overflow()).toBe(0);
+
+    await open('#/hotspots');
+    await page.locator('tbody tr', { hasText: tool }).locator('td').first().click();
+    await page.locator('a.scope-link').first().click();
+    await poll(() => page.getByTestId('session-scope').textContent()).toBe(scope);
+    expect(await page.locator('.session-meta').textContent()).toContain(service);
+    expect(await overflow()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
 });
