@@ -100,4 +100,37 @@ describe('dashboard UI with a slow server, odd data and deep links', () => {
     expect(await overflow()).toBe(0);
     expect(pageErrors).toEqual([]);
   });
+
+  it('the sort and page of a list survive a reload, and Back from a row it opened returns to them', async () => {
+    const many = Array.from({ length: 60 }, (_, i) => ({
+      service: 'many-agent',
+      scope: `many-${i}`,
+      calls: [{ tool: 'probe', args: { n: String(i) }, action: 'allow' as const }],
+    }));
+    await seed(dash.url, many, Date.now() - 3 * 60_000, 10);
+    await open('#/hotspots');
+    const rows = page.locator('table.data-table tbody tr');
+    const pager = page.locator('nav.pager .muted');
+    const streak = page.locator('th', { hasText: 'Longest streak' });
+    await poll(() => rows.count()).toBe(50);
+    await streak.getByRole('button').click();
+    await streak.getByRole('button').click();
+    await poll(() => streak.getAttribute('aria-sort')).toBe('ascending');
+    await page.getByRole('button', { name: 'Next ›' }).click();
+    await poll(() => pager.textContent()).toMatch(/^51–/);
+    const hash = new URL(page.url()).hash;
+
+    await page.reload();
+    await poll(() => pager.textContent()).toMatch(/^51–/);
+    expect(await streak.getAttribute('aria-sort')).toBe('ascending');
+    expect(new URL(page.url()).hash).toBe(hash);
+
+    await rows.first().locator('td').first().click();
+    await poll(() => new URL(page.url()).hash).toMatch(/^#\/sessions\?signature=/);
+    await page.goBack();
+    await poll(() => new URL(page.url()).hash).toBe(hash);
+    await poll(() => pager.textContent()).toMatch(/^51–/);
+    expect(await streak.getAttribute('aria-sort')).toBe('ascending');
+    expect(pageErrors).toEqual([]);
+  });
 });
