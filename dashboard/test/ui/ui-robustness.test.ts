@@ -133,4 +133,21 @@ describe('dashboard UI with a slow server, odd data and deep links', () => {
     expect(await streak.getAttribute('aria-sort')).toBe('ascending');
     expect(pageErrors).toEqual([]);
   });
+
+  it('a custom range that ends before it starts says so instead of ignoring Apply', async () => {
+    await open('#/overview');
+    await page.getByTestId('summary-calls').waitFor();
+    await page.getByRole('button', { name: 'custom' }).click();
+    await page.getByLabel('from', { exact: true }).fill('2020-01-02T00:00');
+    await page.getByLabel('to', { exact: true }).fill('2020-01-01T00:00');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const problem = page.locator('.custom-range [role="alert"]');
+    await poll(() => problem.allTextContents()).toEqual(['"to" must be after "from"']);
+    expect(new URL(page.url()).hash).toBe('#/overview');
+    await page.getByLabel('to', { exact: true }).fill('2020-01-03T00:00');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByTestId('custom-range').waitFor();
+    expect(await problem.count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
 });
