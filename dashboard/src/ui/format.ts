@@ -10,12 +10,19 @@ export function fmtPct(share: number): string {
   return `${(share * 100).toFixed(share > 0 && share < 0.01 ? 2 : 1)}%`;
 }
 
-/** Seconds as "850 ms", "12.4 s", "3 m 20 s", "2 h 5 m". */
+/**
+ * Seconds as "850 ms", "12.4 s", "3 m 20 s", "2 h 5 m". The value is rounded first, so one that
+ * rounds up to the next unit is shown in it (119.6 s is "2 m 0 s", never "1 m 60 s").
+ */
 export function fmtSeconds(s: number): string {
-  if (s < 1) return `${Math.round(s * 1000)} ms`;
-  if (s < 60) return `${s.toFixed(s < 10 ? 2 : 1)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} m ${Math.round(s % 60)} s`;
-  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} m`;
+  const ms = Math.round(s * 1000);
+  if (ms < 1000) return `${ms} ms`;
+  if (Number(s.toFixed(2)) < 10) return `${s.toFixed(2)} s`;
+  if (Number(s.toFixed(1)) < 60) return `${s.toFixed(1)} s`;
+  const whole = Math.round(s);
+  if (whole < 3600) return `${Math.floor(whole / 60)} m ${whole % 60} s`;
+  const minutes = Math.round(s / 60);
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} m`;
 }
 
 /** Milliseconds, same style as fmtSeconds. */

@@ -25,6 +25,17 @@ describe('fmtSeconds', () => {
   ])('%f s is "%s"', (s, text) => {
     expect(fmtSeconds(s)).toBe(text);
   });
+
+  it.each([
+    [0.9996, '1.00 s'],
+    [9.996, '10.0 s'],
+    [59.96, '1 m 0 s'],
+    [119.6, '2 m 0 s'],
+    [3599.7, '1 h 0 m'],
+    [7199, '2 h 0 m'],
+  ])('%f s rounds into the next unit ("%s"), never "60 s" or "60 m"', (s, text) => {
+    expect(fmtSeconds(s)).toBe(text);
+  });
 });
 
 describe('fmtShortTime', () => {

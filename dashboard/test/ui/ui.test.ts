@@ -400,7 +400,7 @@ describe('dashboard UI in Chromium', () => {
     await rows.first().getByRole('link').click();
     await poll(() => hash()).toMatch(/^#\/sessions\/paged-/);
     await page.goBack();
-    await poll(() => hash()).toBe('#/sessions?service=pager-bot');
+    await poll(() => hash()).toBe('#/sessions?service=pager-bot&page=2');
     await poll(() => pager.textContent()).toContain('51–60 of 60 sessions');
   });
 

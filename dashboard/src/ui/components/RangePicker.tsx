@@ -11,6 +11,8 @@ export function RangePicker({ disabledNote }: { disabledNote?: { text: string; t
   const editing = useSignal(false);
   const from = useSignal('');
   const to = useSignal('');
+  /** Why Apply was refused, shown until the next try. */
+  const problem = useSignal('');
   const current = range.value;
 
   const openCustom = () => {
@@ -18,12 +20,18 @@ export function RangePicker({ disabledNote }: { disabledNote?: { text: string; t
     from.value = toLocalInput(bounds.from);
     to.value = toLocalInput(bounds.to);
     editing.value = !editing.value;
+    problem.value = '';
   };
   const apply = (e: Event) => {
     e.preventDefault();
     const f = new Date(from.value).getTime();
     const t = new Date(to.value).getTime();
-    if (Number.isFinite(f) && Number.isFinite(t) && f < t) {
+    if (!Number.isFinite(f) || !Number.isFinite(t)) {
+      problem.value = 'enter both "from" and "to"';
+    } else if (f >= t) {
+      problem.value = '"to" must be after "from"';
+    } else {
+      problem.value = '';
       range.value = { kind: 'custom', from: f, to: t };
       editing.value = false;
     }
@@ -94,6 +102,11 @@ export function RangePicker({ disabledNote }: { disabledNote?: { text: string; t
             />
           </label>
           <button type="submit">Apply</button>
+          {problem.value && (
+            <span class="range-problem" role="alert">
+              {problem.value}
+            </span>
+          )}
         </form>
       )}
     </div>

@@ -29,7 +29,8 @@ export interface ResourceOptions {
 /**
  * Creates a resource. `url()` reads signals and returns the URL to GET, or null for nothing.
  * A new URL aborts the request in flight (AbortController) and is debounced; a live tick
- * refetches the same URL at once and keeps the old data until the answer arrives.
+ * refetches the same URL at once (unless its request is still in flight) and keeps the old data
+ * until the answer arrives.
  */
 export function createResource<T>(
   url: () => string | null,
@@ -40,19 +41,25 @@ export function createResource<T>(
   let controller: AbortController | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastUrl: string | null = null;
+  let lastToken = token.peek();
+  /** The request of `lastUrl` (with `lastToken`) has not answered yet. */
+  let pending = false;
 
   const run = (target: string) => {
     controller?.abort();
     const ctl = new AbortController();
     controller = ctl;
+    pending = true;
     getJson<T>(target, ctl.signal).then(
       (data) => {
         if (ctl.signal.aborted) return;
+        pending = false;
         state.value = { status: 'ok', data, url: target };
         lastUpdated.value = Date.now();
       },
       (err: unknown) => {
         if (ctl.signal.aborted) return;
+        pending = false;
         const error = err instanceof ApiError ? err : new ApiError(0, String(err));
         const { data, url } = state.peek();
         state.value = { status: 'error', error, data, url };
@@ -62,7 +69,7 @@ export function createResource<T>(
 
   const stop = effect(() => {
     const target = url();
-    token.value;
+    const bearer = token.value;
     if (options.live !== false) tick.value;
     clearTimeout(timer);
     if (target === null) {
@@ -75,10 +82,14 @@ export function createResource<T>(
       controller?.abort();
       const { data, url } = state.peek();
       state.value = { status: 'loading', data, url };
+      pending = false;
       timer = setTimeout(() => run(target), debounceMs);
-    } else {
+    } else if (!pending || bearer !== lastToken) {
+      // A tick while the same request is still on its way waits for it (a slow server would
+      // otherwise see every poll aborted and restarted, and the page would never update).
       run(target);
     }
+    lastToken = bearer;
   });
 
   return {

@@ -1,6 +1,6 @@
 import { batch, effect, signal } from '@preact/signals';
 import { hashParams, hrefOf, parseHash, type Route } from '../routes.js';
-import { applyViewParams, viewParams } from './view-state.js';
+import { applyViewParams, tableParams, viewParams } from './view-state.js';
 
 /** The current route; follows hashchange. */
 export const route = signal<Route>(parseHash(location.hash));
@@ -8,23 +8,26 @@ export const route = signal<Route>(parseHash(location.hash));
 function followHash(): void {
   batch(() => {
     route.value = parseHash(location.hash);
-    applyViewParams(hashParams(location.hash));
+    applyViewParams(hashParams(location.hash), route.value);
   });
 }
 
 followHash();
 window.addEventListener('hashchange', followHash);
 
-// The range and filters live in the hash too (reload and bookmarks keep them); a change of them
-// replaces the current history entry instead of adding one.
+// The range, filters and a list's sort and page live in the hash too (reload and bookmarks keep
+// them); a change of them replaces the current history entry instead of adding one.
 effect(() => {
-  const hash = hrefOf(route.value, viewParams());
+  const hash = hrefOf(route.value, { ...viewParams(), ...tableParams(route.value) });
   if (hash !== location.hash) history.replaceState(history.state, '', hash);
 });
 
-/** The hash link of a route with the current range and filters (`overrides` win). */
+/**
+ * The hash link of a route with the current range and filters, and for a list the sort and page
+ * it was left with (`overrides` win).
+ */
 export function linkTo(to: Route, overrides: Record<string, string> = {}): string {
-  return hrefOf(to, { ...viewParams(), ...overrides });
+  return hrefOf(to, { ...viewParams(), ...tableParams(to), ...overrides });
 }
 
 /** Goes to a route (adds a history entry), keeping the range and filters. */

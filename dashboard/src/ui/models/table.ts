@@ -14,10 +14,14 @@ export interface TableState<K extends string> {
   params(extra?: Params): Params;
   /** Sorts by a column; a second click flips the order. */
   toggleSort(key: K): void;
+  /** Sets sort, order and offset from a link or history entry, kept through its filter change. */
+  restore(sort: K, order: 'asc' | 'desc', offset: number): void;
 }
 
 /** Creates the state of a table, sorted by `sort` descending at first. */
 export function createTableState<K extends string>(sort: K): TableState<K> {
+  /** The filters the offset belongs to. */
+  let filters = '';
   const state: TableState<K> = {
     sort: signal(sort),
     order: signal<'asc' | 'desc'>('desc'),
@@ -41,9 +45,17 @@ export function createTableState<K extends string>(sort: K): TableState<K> {
       }
       state.offset.value = 0;
     },
+    restore(sort, order, offset) {
+      filters = JSON.stringify(filterParams());
+      state.sort.value = sort;
+      state.order.value = order;
+      state.offset.value = offset;
+    },
   };
   effect(() => {
-    JSON.stringify(filterParams());
+    const next = JSON.stringify(filterParams());
+    if (next === filters) return;
+    filters = next;
     state.offset.value = 0;
   });
   return state;

@@ -1,6 +1,9 @@
+import { signal } from '@preact/signals';
 import type { LoopAction } from '../../store/types.js';
+import type { Route } from '../routes.js';
 import { ACTIONS, action, search, service, tool } from './filters.js';
 import { PRESETS, type RangePreset, range, rangeParams, type TimeRange } from './range.js';
+import { PAGE_SIZE, type TableState } from './table.js';
 
 const DEFAULT_PRESET: RangePreset = '24h';
 const DEFAULT_RANGE: TimeRange = { kind: 'preset', preset: DEFAULT_PRESET };
@@ -32,8 +35,65 @@ function rangeOf(params: URLSearchParams): TimeRange {
     : DEFAULT_RANGE;
 }
 
-/** Sets the range and filters from hash query parameters (absent ones to their defaults). */
-export function applyViewParams(params: URLSearchParams): void {
+/** A list page's table, whose sort, order and page live in the hash of that page. */
+interface BoundTable {
+  table: TableState<string>;
+  sort: string;
+  /** The list the page belongs to: the signature of a sessions list ('' for all). */
+  list: string;
+}
+
+type ListPage = 'hotspots' | 'sessions';
+
+const tables = signal<Partial<Record<ListPage, BoundTable>>>({});
+/** The route and parameters last navigated to, for a table bound after them. */
+let applied: { route: Route; params: URLSearchParams } | undefined;
+
+const listOf = (route: Route) => (route.page === 'sessions' ? (route.signature ?? '') : '');
+
+function boundOf(route: Route): BoundTable | undefined {
+  return route.page === 'hotspots' || route.page === 'sessions'
+    ? tables.value[route.page]
+    : undefined;
+}
+
+/**
+ * The sort, order and page of the table of `route` as hash parameters (defaults left out). The
+ * page is only kept for the list the table shows (another signature's sessions start at 1).
+ */
+export function tableParams(route: Route): Record<string, string> {
+  const bound = boundOf(route);
+  if (!bound) return {};
+  const { table } = bound;
+  const out: Record<string, string> = {};
+  if (table.sort.value !== bound.sort) out.sort = table.sort.value;
+  if (table.order.value !== 'desc') out.order = table.order.value;
+  const page = Math.floor(table.offset.value / PAGE_SIZE) + 1;
+  if (page > 1 && listOf(route) === bound.list) out.page = String(page);
+  return out;
+}
+
+function applyTable(route: Route, params: URLSearchParams, bound = boundOf(route)): void {
+  if (!bound) return;
+  bound.list = listOf(route);
+  const page = Number(params.get('page') ?? '1');
+  const offset = Number.isSafeInteger(page) && page > 1 ? (page - 1) * PAGE_SIZE : 0;
+  const order = params.get('order') === 'asc' ? 'asc' : 'desc';
+  bound.table.restore(params.get('sort') || bound.sort, order, offset);
+}
+
+/** Keeps the sort, order and page of a list page's table in its hash (`sort` is the default). */
+export function bindTable<K extends string>(page: ListPage, table: TableState<K>, sort: K): void {
+  const bound: BoundTable = { table: table as unknown as TableState<string>, sort, list: '' };
+  if (applied?.route.page === page) applyTable(applied.route, applied.params, bound);
+  tables.value = { ...tables.peek(), [page]: bound };
+}
+
+/**
+ * Sets the range and filters from hash query parameters (absent ones to their defaults), and the
+ * sort, order and page of `route`'s table.
+ */
+export function applyViewParams(params: URLSearchParams, route: Route): void {
   const next = rangeOf(params);
   const same = JSON.stringify(rangeParams(next)) === JSON.stringify(rangeParams(range.value));
   if (!same) range.value = next;
@@ -42,4 +102,6 @@ export function applyViewParams(params: URLSearchParams): void {
   const a = params.get('action') ?? '';
   action.value = (ACTIONS as readonly string[]).includes(a) ? (a as LoopAction) : '';
   search.value = params.get('search') ?? '';
+  applied = { route, params };
+  applyTable(route, params);
 }

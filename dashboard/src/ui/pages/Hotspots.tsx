@@ -11,10 +11,12 @@ import { hasFilters } from '../models/filters.js';
 import { linkTo, navigate } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
 import { useResource } from '../models/use-resource.js';
+import { bindTable } from '../models/view-state.js';
 
 type Key = keyof Hotspot;
 
 const table = createTableState<Key>('calls');
+bindTable('hotspots', table, 'calls');
 
 const COLUMNS: Column<Hotspot, Key>[] = [
   { key: 'tool', label: 'Tool', render: (h) => <Clipped text={h.tool} /> },

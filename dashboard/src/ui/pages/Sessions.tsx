@@ -1,4 +1,3 @@
-import { effect } from '@preact/signals';
 import type { Page, SessionRow } from '../../store/types.js';
 import { ActionBadge } from '../components/ActionBadge.js';
 import { countOf } from '../components/ActionCount.js';
@@ -13,23 +12,15 @@ import { hasFilters } from '../models/filters.js';
 import { linkTo, navigate, route } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
 import { useResource } from '../models/use-resource.js';
+import { bindTable } from '../models/view-state.js';
 import { sessionFromList } from '../routes.js';
 
 type Key = keyof SessionRow | 'duration';
 
 const table = createTableState<Key>('end');
+bindTable('sessions', table, 'end');
 
 const signature = () => (route.value.page === 'sessions' ? route.value.signature : undefined);
-
-// Back to page 1 when the list shows another signature's sessions, not when it is shown again
-// (back from a session it opened).
-let listed: string | undefined | null = null;
-effect(() => {
-  const r = route.value;
-  if (r.page !== 'sessions' || r.signature === listed) return;
-  listed = r.signature;
-  table.offset.value = 0;
-});
 
 function Badges({ s }: { s: SessionRow }) {
   return (
