@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import { hash } from 'node:crypto';
 import { ArgsMemo, type Digest, newDigest } from './args-memo.js';
 import { dropOldest } from './drop-oldest.js';
+import { readable } from './readable.js';
 
 const HEX16 = 16;
 
@@ -223,7 +224,13 @@ function structureText(value: object, parents: Parents | undefined): Piece {
  * non-ASCII characters as themselves, numbers as JavaScript prints them.
  */
 export function canonicalJson(value: unknown): string {
-  const text = valueText(value, undefined);
+  let text: Piece;
+  try {
+    text = valueText(value, undefined);
+  } catch {
+    // a getter, toJSON or proxy trap threw: write what can be read, "[Unreadable]" for the rest
+    text = valueText(readable(value), undefined);
+  }
   return text === OMIT ? 'null' : text;
 }
 
@@ -265,10 +272,16 @@ function canonicalHash(value: unknown): string {
 /** The args hash of a call as a digest that also caches its signature strings. */
 export function argsDigest(args: unknown, ignoreArgs: readonly string[]): Digest {
   if (typeof args === 'string' && ignoreArgs.length === 0) return byRawString.digest(args);
-  const value = withoutKeys(normalizeArgs(args), ignoreArgs);
-  return typeof value === 'object' && value !== null
-    ? byContent.digest(value, canonicalHash)
-    : newDigest(canonicalHash(value));
+  const normal = normalizeArgs(args);
+  try {
+    const value = withoutKeys(normal, ignoreArgs);
+    return typeof value === 'object' && value !== null
+      ? byContent.digest(value, canonicalHash)
+      : newDigest(canonicalHash(value));
+  } catch {
+    // reading the arguments threw (a getter or proxy trap): hash what can be read
+    return newDigest(canonicalHash(withoutKeys(readable(normal), ignoreArgs)));
+  }
 }
 
 /** Lowercase hex SHA-256 of the canonical JSON of the arguments (contract section 1). */

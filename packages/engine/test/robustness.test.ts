@@ -1,0 +1,93 @@
+// The engine runs inline on every tool call of a host agent: whatever the arguments or the
+// result hold, it answers (deterministically) instead of throwing into the host.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { argsHash, canonicalJson } from '../src/signature.js';
+import { call, engineWith } from './helpers.js';
+
+/** Values whose reading throws: a getter, a toJSON, proxy traps. */
+function unreadable(): Record<string, () => unknown> {
+  return {
+    getter: () => ({
+      a: 1,
+      get b() {
+        throw new Error('getter');
+      },
+    }),
+    toJSON: () => ({
+      toJSON() {
+        throw new Error('toJSON');
+      },
+    }),
+    ownKeys: () =>
+      new Proxy(
+        {},
+        {
+          ownKeys() {
+            throw new Error('ownKeys');
+          },
+        },
+      ),
+    revoked: () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    },
+  };
+}
+
+describe('arguments and results whose reading throws', () => {
+  it('are written with "[Unreadable]" in place of what threw, the rest as usual', () => {
+    const [getter] = Object.values(unreadable());
+    expect(canonicalJson({ x: getter!(), y: [1] })).toBe(
+      '{"x":{"a":1,"b":"[Unreadable]"},"y":[1]}',
+    );
+    expect(canonicalJson(unreadable().toJSON!())).toBe('"[Unreadable]"');
+    expect(argsHash({ q: unreadable().ownKeys!() })).toBe(argsHash({ q: '[Unreadable]' }));
+  });
+
+  it('hash as if each member that threw were "[Unreadable]" (property)', () => {
+    // members with an odd-length key become getters that throw
+    const trap = (value: unknown, throwing: boolean): unknown => {
+      if (Array.isArray(value)) return value.map((item) => trap(item, throwing));
+      if (typeof value !== 'object' || value === null) return value;
+      const out: Record<string, unknown> = {};
+      for (const [key, member] of Object.entries(value)) {
+        const inner = trap(member, throwing);
+        const get =
+          key.length % 2 === 1
+            ? throwing
+              ? () => {
+                  throw new Error(key);
+                }
+              : () => '[Unreadable]'
+            : () => inner;
+        Object.defineProperty(out, key, { get, enumerable: true });
+      }
+      return out;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        expect(canonicalJson(trap(value, true))).toBe(canonicalJson(trap(value, false)));
+        expect(argsHash({ v: trap(value, true) })).toBe(argsHash({ v: trap(value, false) }));
+      }),
+    );
+  });
+
+  it('never throw from beforeCall, afterCall or cancelCall, and hash the same every time', () => {
+    for (const [name, make] of Object.entries(unreadable())) {
+      const engine = engineWith();
+      const decisions = [];
+      for (let i = 0; i < 4; i++) {
+        const args = { name, v: make() };
+        const { before, after } = call(engine, 'write_file', args, { result: make() });
+        engine.cancelCall({ tool: 'write_file', args });
+        decisions.push(before, after);
+      }
+      expect(new Set(decisions.map((d) => d?.argsHash)).size, name).toBe(1);
+      expect(decisions.at(-1)?.streak, name).toBe(4);
+      // as the whole arguments, too
+      expect(() => call(engine, 'write_file', make(), { result: make() }), name).not.toThrow();
+    }
+  });
+});
