@@ -1,16 +1,7 @@
+import { enclosing, isParent, MAX_NESTING, type Parents, TOO_DEEP } from './nesting.js';
+
 /** What stands for a value whose reading threw (a getter, a toJSON or a proxy trap). */
 export const UNREADABLE = '[Unreadable]';
-
-/** The objects enclosing the one being read, innermost first. */
-interface Parents {
-  value: object;
-  up: Parents | undefined;
-}
-
-function isParent(parents: Parents | undefined, value: object): boolean {
-  for (let p = parents; p !== undefined; p = p.up) if (p.value === value) return true;
-  return false;
-}
 
 /**
  * A copy of `value` as plain data that can be read without running user code: every toJSON is
@@ -23,6 +14,8 @@ export function readable(value: unknown, parents?: Parents): unknown {
   // kept in the copy could be taken for the copy's own toJSON
   if (typeof value === 'function' || typeof value === 'symbol') return undefined;
   if (typeof value !== 'object' || value === null) return value;
+  // where canonical JSON cuts it
+  if (parents !== undefined && parents.depth > MAX_NESTING) return TOO_DEEP;
   try {
     let target: unknown = value;
     const toJson = (value as { toJSON?: unknown }).toJSON;
@@ -32,7 +25,7 @@ export function readable(value: unknown, parents?: Parents): unknown {
     }
     const object = target as object;
     if (isParent(parents, object)) return '[Circular]';
-    const inner = { value: object, up: parents };
+    const inner = enclosing(object, parents);
     if (Array.isArray(object)) {
       const items: unknown[] = [];
       for (let i = 0; i < object.length; i++) items.push(member(object, String(i), inner));

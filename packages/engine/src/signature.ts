@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import { hash } from 'node:crypto';
 import { ArgsMemo, type Digest, newDigest } from './args-memo.js';
 import { dropOldest } from './drop-oldest.js';
+import { enclosing, isParent, MAX_NESTING, type Parents, TOO_DEEP } from './nesting.js';
 import { readable } from './readable.js';
 
 const HEX16 = 16;
@@ -38,17 +39,6 @@ function quote(text: string): string {
 }
 type Piece = string | typeof OMIT;
 
-/** The objects enclosing the one being written, innermost first: a chain, not a Set per call. */
-interface Parents {
-  value: object;
-  up: Parents | undefined;
-}
-
-function isParent(parents: Parents | undefined, value: object): boolean {
-  for (let p = parents; p !== undefined; p = p.up) if (p.value === value) return true;
-  return false;
-}
-
 /** Sorts keys by UTF-16 code units in place: insertion sort for the usual few (already sorted: one pass). */
 function sortKeys(keys: string[]): void {
   if (keys.length > 16) {
@@ -84,9 +74,9 @@ function valueText(value: unknown, parents: Parents | undefined): Piece {
 
 /** A member of `owner`: nested objects get the chain of enclosing objects, primitives need none. */
 function memberText(member: unknown, owner: object, parents: Parents | undefined): Piece {
-  return typeof member === 'object' && member !== null
-    ? objectText(member, { value: owner, up: parents })
-    : valueText(member, undefined);
+  if (typeof member !== 'object' || member === null) return valueText(member, undefined);
+  const inner = enclosing(owner, parents);
+  return inner.depth > MAX_NESTING ? `"${TOO_DEEP}"` : objectText(member, inner);
 }
 
 /** A typed array whose own keys are exactly its indices (no property added to it). */

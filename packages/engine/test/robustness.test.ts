@@ -91,3 +91,38 @@ describe('arguments and results whose reading throws', () => {
     }
   });
 });
+
+describe('deeply nested arguments and results', () => {
+  const nested = (depth: number): unknown => {
+    let value: unknown = [];
+    for (let i = 0; i < depth; i++) value = [value];
+    return value;
+  };
+
+  it('are written in full up to 1 000 levels below the top, deeper objects as "[Too deep]"', () => {
+    // Python's json.dumps gives up before 1 000 levels: everything it hashes is hashed the same
+    expect(canonicalJson(nested(1000))).toBe(JSON.stringify(nested(1000)));
+    expect(canonicalJson(nested(1001))).toBe(`${'['.repeat(1001)}"[Too deep]"${']'.repeat(1001)}`);
+    // cut at the same place when something else in the value throws
+    const unreadableToo = {
+      deep: nested(1500),
+      get bad() {
+        throw new Error('bad');
+      },
+    };
+    expect(canonicalJson(unreadableToo)).toBe(
+      canonicalJson({ bad: '[Unreadable]', deep: nested(1500) }),
+    );
+  });
+
+  it('never overflow the stack into the host, whatever its own depth (a model-emitted JSON text)', () => {
+    const text = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+    const engine = engineWith();
+    const { after } = call(engine, 'write_file', text, { result: JSON.parse(text) });
+    const expected = argsHash(text);
+    expect(after?.argsHash).toBe(expected);
+    // the same hash from a host already a thousand frames deep
+    const deep = (n: number): string => (n === 0 ? argsHash(JSON.parse(text)) : deep(n - 1));
+    expect(deep(1000)).toBe(expected);
+  });
+});
