@@ -126,3 +126,20 @@ describe('deeply nested arguments and results', () => {
     expect(deep(1000)).toBe(expected);
   });
 });
+
+describe('a tool name that is not a string', () => {
+  it('is taken as its String() (a JavaScript host that lost the name), never thrown on', () => {
+    for (const tool of [undefined, null, 42, { name: 'x' }]) {
+      const engine = engineWith();
+      const input = { tool: tool as unknown as string, args: { q: 1 } };
+      expect(() => engine.cancelCall(input)).not.toThrow();
+      const before = engine.beforeCall(input);
+      const after = engine.afterCall(input);
+      expect(before.tool).toBe(String(tool));
+      expect(after.signature).toBe(`${String(tool)}:${argsHash({ q: 1 }).slice(0, 16)}`);
+      expect(engine.afterCall(input).streak).toBe(2);
+      engine.beforeCall(input);
+      expect(() => engine.cancelCall(input)).not.toThrow();
+    }
+  });
+});
