@@ -106,6 +106,18 @@ function indexedText(value: ArrayLike<unknown>, parents: Parents | undefined): s
   return `{${parts.join(',')}}`;
 }
 
+/** Whether a tool result is being written (`resultJson`), not arguments. */
+let writingResult = false;
+
+/** What a Map, Set or Error holds, under a key naming its kind; undefined for other objects. */
+function contentOf(value: object): [string, unknown] | undefined {
+  if (value instanceof Map) return ['[Map]', [...value]];
+  if (value instanceof Set) return ['[Set]', [...value]];
+  if (value instanceof Error)
+    return ['[Error]', { ...value, message: value.message, name: value.name }];
+  return undefined;
+}
+
 function objectText(value: object, parents: Parents | undefined): Piece {
   const withJson = value as { toJSON?: () => unknown };
   if (typeof withJson.toJSON !== 'function') return structureText(value, parents);
@@ -128,6 +140,14 @@ function structureText(value: object, parents: Parents | undefined): Piece {
     }
     return `${text}]`;
   }
+  if (writingResult) {
+    const content = contentOf(value);
+    if (content !== undefined) {
+      const [kind, held] = content;
+      const text = memberText(held, value, parents);
+      return `{${quote(kind)}:${text === OMIT ? 'null' : text}}`;
+    }
+  }
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
   if (isIndexed(value, keys)) return indexedText(value, parents);
@@ -147,12 +167,29 @@ function structureText(value: object, parents: Parents | undefined): Piece {
  * non-ASCII characters as themselves, numbers as JavaScript prints them.
  */
 export function canonicalJson(value: unknown): string {
+  return writeJson(value, false);
+}
+
+/**
+ * Canonical JSON of a tool result, as the no-progress, cycle and poll axes compare them: a Map,
+ * Set or Error, which JSON writes as `{}` whatever it holds, is written with its content.
+ */
+export function resultJson(value: unknown): string {
+  return writeJson(value, true);
+}
+
+function writeJson(value: unknown, result: boolean): string {
+  // saved and restored: a toJSON may hash arguments while a result is being written
+  const outer = writingResult;
+  writingResult = result;
   let text: Piece;
   try {
     text = valueText(value, undefined);
   } catch {
     // a getter, toJSON or proxy trap threw: write what can be read, "[Unreadable]" for the rest
     text = valueText(readable(value), undefined);
+  } finally {
+    writingResult = outer;
   }
   return text === OMIT ? 'null' : text;
 }

@@ -143,3 +143,42 @@ describe('a tool name that is not a string', () => {
     }
   });
 });
+
+describe('results that JSON writes as {} (Map, Set, Error)', () => {
+  const noProgress = (results: unknown[]): string[] => {
+    const engine = engineWith({ nudge: { thresholds: [] } });
+    return results.map(
+      (result) => call(engine, 'read_file', { path: 'a' }, { result }).after?.action ?? '-',
+    );
+  };
+
+  it('are told apart by their content: a changing result is progress', () => {
+    expect(noProgress([new Map([['state', 1]]), new Map([['state', 2]])])).toEqual([
+      'allow',
+      'allow',
+    ]);
+    expect(noProgress([{ s: new Set([1]) }, { s: new Set([2]) }])).toEqual(['allow', 'allow']);
+    expect(noProgress([new Error('ENOENT a'), new Error('EACCES a')])).toEqual(['allow', 'allow']);
+  });
+
+  it('with the same content are the same result', () => {
+    expect(noProgress([new Map([['state', 1]]), new Map([['state', 1]])])).toEqual([
+      'allow',
+      'warn',
+    ]);
+    expect(noProgress([new Error('ENOENT a'), new Error('ENOENT a')])).toEqual(['allow', 'warn']);
+  });
+
+  it('a poller whose Map status changes is never flagged', () => {
+    const engine = engineWith();
+    for (let i = 0; i < 25; i++) {
+      const result = new Map([['state', `step ${i}`]]);
+      const { after } = call(engine, 'job_status', { id: 1 }, { result });
+      expect(after?.action).toBe('allow');
+    }
+  });
+
+  it('leave the arguments hash as JSON.stringify writes them (contract section 1)', () => {
+    expect(canonicalJson({ m: new Map([['a', 1]]), e: new Error('x') })).toBe('{"e":{},"m":{}}');
+  });
+});
