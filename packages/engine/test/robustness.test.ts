@@ -2,6 +2,7 @@
 // result hold, it answers (deterministically) instead of throwing into the host.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { appendNotice } from '../src/notice.js';
 import { argsHash, canonicalJson } from '../src/signature.js';
 import { call, engineWith } from './helpers.js';
 
@@ -180,5 +181,43 @@ describe('results that JSON writes as {} (Map, Set, Error)', () => {
 
   it('leave the arguments hash as JSON.stringify writes them (contract section 1)', () => {
     expect(canonicalJson({ m: new Map([['a', 1]]), e: new Error('x') })).toBe('{"e":{},"m":{}}');
+  });
+});
+
+describe('appendNotice on a result whose reading throws', () => {
+  it('gives the result as far as it can be shown, then the notice, and never throws', () => {
+    const engine = engineWith({ nudge: { thresholds: [2] } });
+    call(engine, 'grep', { q: 1 });
+    const nudge = call(engine, 'grep', { q: 1 }).after!;
+    if (nudge.action === 'allow') throw new Error('expected a notice');
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const results: unknown[] = [
+      proxy,
+      {
+        get content() {
+          throw new Error('content');
+        },
+      },
+      new Proxy([1, 2], {
+        get(target, key) {
+          if (key === 'length' || typeof key === 'symbol') return Reflect.get(target, key);
+          throw new Error('item');
+        },
+      }),
+      {
+        [Symbol.for('nodejs.util.inspect.custom')]() {
+          throw new Error('inspect');
+        },
+        toJSON() {
+          throw new Error('toJSON');
+        },
+      },
+    ];
+    for (const result of results) {
+      const out = appendNotice(result, nudge);
+      expect(typeof out === 'string' && out.endsWith(`\n\n${nudge.message}`)).toBe(true);
+    }
+    expect(appendNotice(results[1], nudge)).toBe(`{ content: [Getter] }\n\n${nudge.message}`);
   });
 });
