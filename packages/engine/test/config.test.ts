@@ -238,3 +238,29 @@ describe('checkConfig (strict)', () => {
     expect(issues.find((i) => i.path === 'tools.grep.kind')?.message).toContain('"readonly"');
   });
 });
+
+describe('values JSON cannot write', () => {
+  it('are reported, not thrown: a recursive YAML alias, a bigint, a non-finite number', () => {
+    const recursive = parseConfigText(
+      'guardrails:\n  warnAfter: &x\n    repetition: *x\nnudge:\n  thresholds: &t [3, *t]\n',
+      'loopguard.config.yaml',
+    );
+    expect(recursive.issues.map((i) => i.path)).toEqual([
+      'nudge.thresholds',
+      'guardrails.warnAfter.repetition',
+    ]);
+    expect(recursive.issues[1]?.message).toMatch(/must be a positive integer, got .*Circular/);
+    const { issues } = checkConfig({
+      guardrails: {
+        warnAfter: { repetition: 10n, cycle: Number.POSITIVE_INFINITY, poll: Number.NaN },
+      },
+      tools: { x: { kind: 5n } },
+    });
+    expect(issues.map((i) => i.message)).toEqual([
+      'guardrails.warnAfter.repetition must be a positive integer, got 10n',
+      'guardrails.warnAfter.cycle must be a positive integer, got Infinity',
+      'guardrails.warnAfter.poll must be a positive integer, got NaN',
+      'tools.x.kind must be one of idempotent, mutating, poller, got 5n',
+    ]);
+  });
+});
