@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { checkConfig } from '../src/config/check.js';
 import { parseConfigText } from '../src/config/file.js';
 import { loadConfig } from '../src/config/resolve.js';
@@ -262,5 +262,23 @@ describe('values JSON cannot write', () => {
       'guardrails.warnAfter.poll must be a positive integer, got NaN',
       'tools.x.kind must be one of idempotent, mutating, poller, got 5n',
     ]);
+  });
+});
+
+describe('YAML warnings', () => {
+  it('are issues of the file, reported through onDiagnostic, not process warnings on stderr', () => {
+    const emitted = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    onTestFinished(() => emitted.mockRestore());
+    const { config, issues } = parseConfigText(
+      '%FOO bar\n---\nguardrails:\n  hardStop: !weird true\n  warnings: false\n',
+      'loopguard.config.yaml',
+    );
+    expect(emitted).not.toHaveBeenCalled();
+    expect(issues.map((i) => i.message)).toEqual([
+      'loopguard.config.yaml: Unknown directive %FOO at line 1, column 1',
+      'loopguard.config.yaml: Unresolved tag: !weird at line 4, column 13',
+      'guardrails.hardStop must be true or false, got "true"',
+    ]);
+    expect(config.guardrails?.warnings).toBe(false);
   });
 });
