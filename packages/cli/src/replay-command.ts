@@ -89,7 +89,7 @@ export async function runReplay(options: ReplayOptions): Promise<number> {
     try {
       record = replayer.play(value);
     } catch (error) {
-      // a line the engine cannot take (arguments nested thousands deep): reported like a bad line
+      // a line the engine cannot take (a defect of the engine): reported like a bad line
       const message = `the engine failed on this call: ${(error as Error).message}`;
       bad += 1;
       options.err.write(`${options.file}${printable(where)}: ${printable(message)}\n`);

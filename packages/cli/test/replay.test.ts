@@ -11,9 +11,28 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { runReplay } from '../src/replay-command.js';
 import type { ReplayRecord } from '../src/types.js';
+
+// The engine answers every call it is given (deep, cyclic or unreadable arguments included), so a
+// call the replay cannot take is simulated: arguments {"explode": true} make the engine throw.
+vi.mock('@loopguard/engine', async (importOriginal) => {
+  const real = await importOriginal<typeof import('@loopguard/engine')>();
+  const explodes = (call: { args?: unknown }) =>
+    typeof call.args === 'object' && call.args !== null && 'explode' in call.args;
+  return {
+    ...real,
+    createEngine: (options: Parameters<typeof real.createEngine>[0]) => {
+      const engine = real.createEngine(options);
+      const beforeCall: typeof engine.beforeCall = (call) => {
+        if (explodes(call)) throw new Error('simulated engine failure');
+        return engine.beforeCall(call);
+      };
+      return { ...engine, beforeCall };
+    },
+  };
+});
 
 const SAMPLE = fileURLToPath(new URL('../../../examples/sessions/sample.jsonl', import.meta.url));
 const HARD_STOP = fileURLToPath(
@@ -205,7 +224,7 @@ describe('loopguard replay --otlp', () => {
 
 describe('loopguard replay --otlp: a call the engine cannot take', () => {
   it('is named by its line and span, not by its place in start-time order', async () => {
-    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const exploding = '{"explode":true}';
     const request = (spans: [string, number, string][]) =>
       JSON.stringify({
         resourceSpans: [
@@ -226,7 +245,7 @@ describe('loopguard replay --otlp: a call the engine cannot take', () => {
       });
     // the failing call is the second by start time, on line 1
     const path = file([
-      request([['00000000000000d1', 20, deep]]),
+      request([['00000000000000d1', 20, exploding]]),
       request([
         ['00000000000000a1', 10, '{"q":1}'],
         ['00000000000000a2', 30, '{"q":1}'],
@@ -251,16 +270,31 @@ describe('loopguard replay: awkward input', () => {
   });
 
   it('reports a line the engine cannot take, and replays the others', async () => {
-    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
     const path = file([
       '{"tool":"grep","args":{"q":1}}',
-      `{"tool":"grep","args":${deep}}`,
+      '{"tool":"grep","args":{"explode":true}}',
       '{"tool":"grep","args":{"q":1}}',
     ]);
     const { code, stdout, stderr } = await replay(path);
     expect(code).toBe(2);
     expect(records(stdout).map((r) => r.i)).toEqual([1, 3]);
-    expect(stderr).toContain(`${path}:2: the engine failed on this call`);
+    expect(stderr).toContain(`${path}:2: the engine failed on this call: simulated engine failure`);
+  });
+
+  it('replays arguments nested 20 000 deep like any other line (the engine cuts them at 1 000)', async () => {
+    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const path = file([
+      '{"tool":"grep","args":{"q":1}}',
+      `{"tool":"grep","args":${deep}}`,
+      `{"tool":"grep","args":${deep}}`,
+    ]);
+    const { code, stdout } = await replay(path);
+    expect(code).toBe(0);
+    expect(records(stdout).map((r) => [r.i, r.streak])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 2],
+    ]);
   });
 
   it('refuses a --config file it cannot read instead of replaying under defaults', async () => {

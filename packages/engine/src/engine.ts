@@ -68,6 +68,11 @@ function decide(ctx: CallContext, scopeKey: string, hash: string, findings: Find
   } as Decision;
 }
 
+/** The tool name of a call: a JavaScript host may pass none, or something else than a string. */
+function toolName(call: CallInput): string {
+  return typeof call.tool === 'string' ? call.tool : String(call.tool);
+}
+
 function recordHalt(scope: ScopeState, findings: readonly Finding[], tool: string): void {
   for (const finding of findings) {
     if (finding.action !== 'block' && finding.action !== 'halt') continue;
@@ -144,13 +149,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const beforeCall = (call: CallInput): BeforeDecision => {
     const scopeKey = call.scope ?? DEFAULT_SCOPE;
     const scope = scopes.acquire(scopeKey, now(), newScope);
-    const policy = policyOf(call.tool);
+    const tool = toolName(call);
+    const policy = policyOf(tool);
     const digest = argsDigest(call.args, policy.ignoreArgs);
     const hash = digest.hash;
-    const signature = digestSignature(call.tool, digest);
+    const signature = digestSignature(tool, digest);
     const sig = signatureState(scope, signature);
     countAttempt(scope, sig);
-    const ctx = context(scope, call.tool, signature, policy, sig, scope.streak, sig.calls);
+    const ctx = context(scope, tool, signature, policy, sig, scope.streak, sig.calls);
     let stop: Finding | undefined;
     if (ctx.hardStop) {
       stop = scope.stopped
@@ -160,11 +166,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
           : (repetitionBefore(ctx) ?? exactFailureBefore(ctx) ?? noProgressBefore(ctx));
     }
     if (stop !== undefined) {
-      recordHalt(scope, [stop], call.tool);
+      recordHalt(scope, [stop], tool);
       return decide(ctx, scopeKey, hash, [stop]) as BeforeDecision;
     }
     addInFlight(scope, {
-      tool: call.tool,
+      tool,
       args: call.args,
       hash,
       signature,
@@ -178,7 +184,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const afterCall = (call: AfterCallInput): Decision => {
     const scopeKey = call.scope ?? DEFAULT_SCOPE;
     const scope = scopes.acquire(scopeKey, now(), newScope);
-    const policy = policyOf(call.tool);
+    const tool = toolName(call);
+    const policy = policyOf(tool);
     let hash: string;
     let signature: string;
     let sig: SignatureState;
@@ -186,14 +193,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
     let count: number;
     // The call beforeCall admitted (the same arguments object, else the same signature): its
     // attempt is counted and its signature known.
-    let pending = takeInFlight(scope, call.tool, call.args, undefined);
+    let pending = takeInFlight(scope, tool, call.args, undefined);
     if (pending !== undefined) {
       hash = pending.hash;
       signature = pending.signature;
     } else {
       const digest = argsDigest(call.args, policy.ignoreArgs);
       hash = digest.hash;
-      signature = digestSignature(call.tool, digest);
+      signature = digestSignature(tool, digest);
       pending = takeInFlight(scope, undefined, undefined, signature);
     }
     if (pending !== undefined) {
@@ -214,16 +221,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
       streak >= MIN_NUDGE_THRESHOLD &&
       policy.kind !== 'poller' &&
       policy.nudge &&
-      !excluded.has(call.tool)
+      !excluded.has(tool)
         ? thresholds.current()
         : undefined;
-    const ctx = context(scope, call.tool, signature, policy, sig, streak, count);
+    const ctx = context(scope, tool, signature, policy, sig, streak, count);
     // Collected in one array per engine, then copied at their exact size into the decision.
     const findings = found;
     findings.length = 0;
     let finding: Finding | undefined;
     if (nudgeAt !== undefined) {
-      finding = streakFinding(call.tool, streak, nudgeAt);
+      finding = streakFinding(tool, streak, nudgeAt);
       if (finding) findings.push(finding);
     }
     if (ok) {
@@ -249,15 +256,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
     ctx.sig.lastResult = result;
     finding = cycleAfter(ctx, result, ok, changed);
     if (finding) findings.push(finding);
-    recordHalt(scope, findings, call.tool);
+    recordHalt(scope, findings, tool);
     return decide(ctx, scopeKey, hash, findings.length === 0 ? [] : findings.slice());
   };
 
   const cancelCall = (call: CallInput): void => {
     const scope = scopes.peek(call.scope ?? DEFAULT_SCOPE, now());
     if (scope?.pending === undefined) return;
-    const digest = argsDigest(call.args, policyOf(call.tool).ignoreArgs);
-    dropNewestInFlight(scope, call.tool, call.args, digestSignature(call.tool, digest));
+    const tool = toolName(call);
+    const digest = argsDigest(call.args, policyOf(tool).ignoreArgs);
+    dropNewestInFlight(scope, tool, call.args, digestSignature(tool, digest));
   };
 
   return {

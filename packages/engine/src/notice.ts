@@ -89,11 +89,20 @@ function resultText(result: unknown): string {
  * The tool result with the decision's notice appended, never altering the original content:
  * strings get the text after a blank line, MCP-style `{ content: [...] }` results get an extra
  * text item, arrays an extra element, other values become their text (JSON, or Node's inspect
- * for a Map, Set, Error or what JSON cannot write) followed by the notice.
+ * for a Map, Set, Error or what JSON cannot write) followed by the notice. A result whose reading
+ * throws (a getter, a proxy) becomes what Node's inspect shows of it, followed by the notice.
  */
 export function appendNotice<T>(result: T, decision: Decision): T | string {
   if (decision.action === 'allow') return result;
   const notice = decision.message;
+  try {
+    return withNotice(result, notice);
+  } catch {
+    return `${shownAnyway(result)}\n\n${notice}`;
+  }
+}
+
+function withNotice<T>(result: T, notice: string): T | string {
   if (typeof result === 'string') return result.length > 0 ? `${result}\n\n${notice}` : notice;
   if (result === undefined || result === null) return notice;
   if (Array.isArray(result)) return [...result, notice] as T;
@@ -104,4 +113,17 @@ export function appendNotice<T>(result: T, decision: Decision): T | string {
     }
   }
   return `${resultText(result)}\n\n${notice}`;
+}
+
+/** What inspect shows of a result that cannot be read (getters shown, not called). */
+function shownAnyway(result: unknown): string {
+  try {
+    return inspect(result, {
+      depth: 6,
+      breakLength: Number.POSITIVE_INFINITY,
+      customInspect: false,
+    });
+  } catch {
+    return '[Unreadable]';
+  }
 }

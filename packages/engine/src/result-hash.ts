@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { canonicalJson } from './signature.js';
+import { resultJson } from './signature.js';
 
 const VERBATIM_UP_TO = 64;
 const NATIVE_HASH_FROM = 2048;
@@ -24,7 +24,7 @@ function quickHash(text: string): string {
  * serves medium ones and SHA-1 long ones.
  */
 export function resultHash(result: unknown): string {
-  const text = typeof result === 'string' ? result : canonicalJson(result ?? null);
+  const text = typeof result === 'string' ? result : resultJson(result ?? null);
   if (text.length <= VERBATIM_UP_TO) return text;
   return text.length < NATIVE_HASH_FROM
     ? `#${quickHash(text)}`

@@ -1,7 +1,9 @@
-import { Buffer } from 'node:buffer';
 import { hash } from 'node:crypto';
 import { ArgsMemo, type Digest, newDigest } from './args-memo.js';
 import { dropOldest } from './drop-oldest.js';
+import { integerIndexedText, isIntegerArray, nextInKeyOrder } from './integer-array-text.js';
+import { enclosing, isParent, MAX_NESTING, type Parents, TOO_DEEP } from './nesting.js';
+import { readable } from './readable.js';
 
 const HEX16 = 16;
 
@@ -36,17 +38,6 @@ function quote(text: string): string {
   return `"${text}"`;
 }
 type Piece = string | typeof OMIT;
-
-/** The objects enclosing the one being written, innermost first: a chain, not a Set per call. */
-interface Parents {
-  value: object;
-  up: Parents | undefined;
-}
-
-function isParent(parents: Parents | undefined, value: object): boolean {
-  for (let p = parents; p !== undefined; p = p.up) if (p.value === value) return true;
-  return false;
-}
 
 /** Sorts keys by UTF-16 code units in place: insertion sort for the usual few (already sorted: one pass). */
 function sortKeys(keys: string[]): void {
@@ -83,9 +74,9 @@ function valueText(value: unknown, parents: Parents | undefined): Piece {
 
 /** A member of `owner`: nested objects get the chain of enclosing objects, primitives need none. */
 function memberText(member: unknown, owner: object, parents: Parents | undefined): Piece {
-  return typeof member === 'object' && member !== null
-    ? objectText(member, { value: owner, up: parents })
-    : valueText(member, undefined);
+  if (typeof member !== 'object' || member === null) return valueText(member, undefined);
+  const inner = enclosing(owner, parents);
+  return inner.depth > MAX_NESTING ? `"${TOO_DEEP}"` : objectText(member, inner);
 }
 
 /** A typed array whose own keys are exactly its indices (no property added to it). */
@@ -115,71 +106,16 @@ function indexedText(value: ArrayLike<unknown>, parents: Parents | undefined): s
   return `{${parts.join(',')}}`;
 }
 
-type IntegerArray =
-  | Int8Array
-  | Uint8Array
-  | Uint8ClampedArray
-  | Int16Array
-  | Uint16Array
-  | Int32Array
-  | Uint32Array;
+/** Whether a tool result is being written (`resultJson`), not arguments. */
+let writingResult = false;
 
-function isIntegerArray(value: ArrayLike<unknown>): value is IntegerArray {
-  return (
-    value instanceof Uint8Array ||
-    value instanceof Int8Array ||
-    value instanceof Uint8ClampedArray ||
-    value instanceof Int16Array ||
-    value instanceof Uint16Array ||
-    value instanceof Int32Array ||
-    value instanceof Uint32Array
-  );
-}
-
-/** Writes the decimal digits of a non-negative integer at `at`; returns the end. */
-function writeDigits(out: Uint8Array, at: number, value: number): number {
-  let end = at + 1;
-  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) end++;
-  let rest = value;
-  for (let pos = end - 1; pos >= at; pos--) {
-    out[pos] = 48 + (rest % 10);
-    rest = Math.floor(rest / 10);
-  }
-  return end;
-}
-
-/** The index after `i` when 0..n-1 are ordered as their decimal strings ("1", "10", "100", "11"). */
-function nextInKeyOrder(i: number, n: number): number {
-  if (i !== 0 && i * 10 < n) return i * 10;
-  let next = i;
-  while (next % 10 === 9 || next + 1 >= n) next = Math.floor(next / 10);
-  return next + 1;
-}
-
-/**
- * `indexedText` for integer arrays, written as ASCII bytes into one buffer: a string per element
- * left two million small strings to the garbage collector for a 2 MB argument.
- */
-function integerIndexedText(value: IntegerArray): string {
-  const n = value.length;
-  // per element at most: "4294967295":-2147483648, (10 + 2 + 1 + 11 + 1 bytes)
-  const out = Buffer.allocUnsafe(n * 25 + 2);
-  let at = 0;
-  out[at++] = 0x7b; // {
-  for (let i = 0, visited = 1; ; visited++) {
-    out[at++] = 0x22; // "
-    at = writeDigits(out, at, i);
-    out[at++] = 0x22;
-    out[at++] = 0x3a; // :
-    const item = value[i]!;
-    if (item < 0) out[at++] = 0x2d; // -
-    at = writeDigits(out, at, Math.abs(item));
-    if (visited === n) break;
-    out[at++] = 0x2c; // ,
-    i = nextInKeyOrder(i, n);
-  }
-  out[at++] = 0x7d; // }
-  return out.toString('latin1', 0, at);
+/** What a Map, Set or Error holds, under a key naming its kind; undefined for other objects. */
+function contentOf(value: object): [string, unknown] | undefined {
+  if (value instanceof Map) return ['[Map]', [...value]];
+  if (value instanceof Set) return ['[Set]', [...value]];
+  if (value instanceof Error)
+    return ['[Error]', { ...value, message: value.message, name: value.name }];
+  return undefined;
 }
 
 function objectText(value: object, parents: Parents | undefined): Piece {
@@ -204,6 +140,14 @@ function structureText(value: object, parents: Parents | undefined): Piece {
     }
     return `${text}]`;
   }
+  if (writingResult) {
+    const content = contentOf(value);
+    if (content !== undefined) {
+      const [kind, held] = content;
+      const text = memberText(held, value, parents);
+      return `{${quote(kind)}:${text === OMIT ? 'null' : text}}`;
+    }
+  }
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
   if (isIndexed(value, keys)) return indexedText(value, parents);
@@ -223,7 +167,30 @@ function structureText(value: object, parents: Parents | undefined): Piece {
  * non-ASCII characters as themselves, numbers as JavaScript prints them.
  */
 export function canonicalJson(value: unknown): string {
-  const text = valueText(value, undefined);
+  return writeJson(value, false);
+}
+
+/**
+ * Canonical JSON of a tool result, as the no-progress, cycle and poll axes compare them: a Map,
+ * Set or Error, which JSON writes as `{}` whatever it holds, is written with its content.
+ */
+export function resultJson(value: unknown): string {
+  return writeJson(value, true);
+}
+
+function writeJson(value: unknown, result: boolean): string {
+  // saved and restored: a toJSON may hash arguments while a result is being written
+  const outer = writingResult;
+  writingResult = result;
+  let text: Piece;
+  try {
+    text = valueText(value, undefined);
+  } catch {
+    // a getter, toJSON or proxy trap threw: write what can be read, "[Unreadable]" for the rest
+    text = valueText(readable(value), undefined);
+  } finally {
+    writingResult = outer;
+  }
   return text === OMIT ? 'null' : text;
 }
 
@@ -265,10 +232,16 @@ function canonicalHash(value: unknown): string {
 /** The args hash of a call as a digest that also caches its signature strings. */
 export function argsDigest(args: unknown, ignoreArgs: readonly string[]): Digest {
   if (typeof args === 'string' && ignoreArgs.length === 0) return byRawString.digest(args);
-  const value = withoutKeys(normalizeArgs(args), ignoreArgs);
-  return typeof value === 'object' && value !== null
-    ? byContent.digest(value, canonicalHash)
-    : newDigest(canonicalHash(value));
+  const normal = normalizeArgs(args);
+  try {
+    const value = withoutKeys(normal, ignoreArgs);
+    return typeof value === 'object' && value !== null
+      ? byContent.digest(value, canonicalHash)
+      : newDigest(canonicalHash(value));
+  } catch {
+    // reading the arguments threw (a getter or proxy trap): hash what can be read
+    return newDigest(canonicalHash(withoutKeys(readable(normal), ignoreArgs)));
+  }
 }
 
 /** Lowercase hex SHA-256 of the canonical JSON of the arguments (contract section 1). */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { checkConfig } from '../src/config/check.js';
 import { parseConfigText } from '../src/config/file.js';
 import { loadConfig } from '../src/config/resolve.js';
@@ -236,5 +236,49 @@ describe('checkConfig (strict)', () => {
       'tools.grep.kind',
     ]);
     expect(issues.find((i) => i.path === 'tools.grep.kind')?.message).toContain('"readonly"');
+  });
+});
+
+describe('values JSON cannot write', () => {
+  it('are reported, not thrown: a recursive YAML alias, a bigint, a non-finite number', () => {
+    const recursive = parseConfigText(
+      'guardrails:\n  warnAfter: &x\n    repetition: *x\nnudge:\n  thresholds: &t [3, *t]\n',
+      'loopguard.config.yaml',
+    );
+    expect(recursive.issues.map((i) => i.path)).toEqual([
+      'nudge.thresholds',
+      'guardrails.warnAfter.repetition',
+    ]);
+    expect(recursive.issues[1]?.message).toMatch(/must be a positive integer, got .*Circular/);
+    const { issues } = checkConfig({
+      guardrails: {
+        warnAfter: { repetition: 10n, cycle: Number.POSITIVE_INFINITY, poll: Number.NaN },
+      },
+      tools: { x: { kind: 5n } },
+    });
+    expect(issues.map((i) => i.message)).toEqual([
+      'guardrails.warnAfter.repetition must be a positive integer, got 10n',
+      'guardrails.warnAfter.cycle must be a positive integer, got Infinity',
+      'guardrails.warnAfter.poll must be a positive integer, got NaN',
+      'tools.x.kind must be one of idempotent, mutating, poller, got 5n',
+    ]);
+  });
+});
+
+describe('YAML warnings', () => {
+  it('are issues of the file, reported through onDiagnostic, not process warnings on stderr', () => {
+    const emitted = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    onTestFinished(() => emitted.mockRestore());
+    const { config, issues } = parseConfigText(
+      '%FOO bar\n---\nguardrails:\n  hardStop: !weird true\n  warnings: false\n',
+      'loopguard.config.yaml',
+    );
+    expect(emitted).not.toHaveBeenCalled();
+    expect(issues.map((i) => i.message)).toEqual([
+      'loopguard.config.yaml: Unknown directive %FOO at line 1, column 1',
+      'loopguard.config.yaml: Unresolved tag: !weird at line 4, column 13',
+      'guardrails.hardStop must be true or false, got "true"',
+    ]);
+    expect(config.guardrails?.warnings).toBe(false);
   });
 });

@@ -1,5 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import { sameToolFailureAfter } from '../src/axes/failure.js';
+import { loadConfig } from '../src/config/resolve.js';
+import { resolvePolicy } from '../src/effective-policy.js';
+import { type CallContext, newScope, type ScopeState, signatureState } from '../src/state.js';
 import { axes, call, engineWith } from './helpers.js';
+
+/** A call context on `scope` with the default configuration. */
+function context(scope: ScopeState): CallContext {
+  const { config } = loadConfig({ configFile: false, env: {} });
+  return {
+    scope,
+    sig: signatureState(scope, 'x'),
+    tool: '',
+    signature: 'x',
+    streak: 1,
+    count: 1,
+    policy: resolvePolicy(config, ''),
+    warnings: true,
+    hardStop: false,
+  };
+}
 
 const fail = { ok: false, result: 'exit 1' };
 
@@ -129,5 +149,25 @@ describe('same_tool_failure', () => {
       action: 'warn',
       axis: 'same_tool_failure',
     });
+  });
+});
+
+describe('same_tool_failure memory', () => {
+  it('a scope keeps the failure counts of the 2 048 tools that failed last, not of every name', () => {
+    // a model that invents a new tool name for every call: each call fails as an unknown tool
+    const scope = newScope();
+    const ctx = { ...context(scope), tool: '' };
+    for (let i = 0; i < 10_000; i++) {
+      ctx.tool = `invented_${i}`;
+      sameToolFailureAfter(ctx);
+      if (i % 7 === 0) {
+        ctx.tool = 'bash';
+        sameToolFailureAfter(ctx);
+      }
+    }
+    expect(scope.toolFailures.size).toBeLessThanOrEqual(2048);
+    // a tool that keeps failing meanwhile keeps its count
+    expect(scope.toolFailures.get('bash')).toBe(Math.ceil(10_000 / 7));
+    expect(scope.toolFailures.has('invented_9999')).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { dropOldest } from '../drop-oldest.js';
 import type { CallContext } from '../state.js';
 import type { Finding } from '../types.js';
 import { stopFinding, thresholdFinding } from './level.js';
@@ -17,11 +18,27 @@ export function exactFailureAfter(ctx: CallContext): Finding | undefined {
   );
 }
 
+/**
+ * Tools whose failures a scope counts: the 2 048 that failed most recently. A model may invent a
+ * new tool name for every call (each failing as unknown), and a count per name ever seen grew
+ * without bound.
+ */
+const MAX_FAILING_TOOLS = 2048;
+
+/** Counts one failure of `tool`, which moves it to the recent end; full, the oldest eighth goes. */
+function countToolFailure(toolFailures: Map<string, number>, tool: string): number {
+  const before = toolFailures.get(tool);
+  if (before !== undefined) toolFailures.delete(tool);
+  else if (toolFailures.size >= MAX_FAILING_TOOLS) dropOldest(toolFailures, MAX_FAILING_TOOLS / 8);
+  const failures = (before ?? 0) + 1;
+  toolFailures.set(tool, failures);
+  return failures;
+}
+
 /** After a failed call: the same-tool-failure finding of its tool (never for failure-tolerant tools). */
 export function sameToolFailureAfter(ctx: CallContext): Finding | undefined {
   if (ctx.policy.failureTolerant) return undefined;
-  const failures = (ctx.scope.toolFailures.get(ctx.tool) ?? 0) + 1;
-  ctx.scope.toolFailures.set(ctx.tool, failures);
+  const failures = countToolFailure(ctx.scope.toolFailures, ctx.tool);
   const { warnAfter, hardStopAfter } = ctx.policy;
   return thresholdFinding(
     'same_tool_failure',

@@ -6,6 +6,7 @@ import type {
   ToolKind,
   ToolPolicy,
 } from '../types.js';
+import { describe } from './describe.js';
 import { parseThresholds } from './thresholds.js';
 
 const AXIS_KEYS = [
@@ -37,11 +38,6 @@ export function setOwn<T>(record: Record<string, T>, key: string, value: T): voi
     writable: true,
     configurable: true,
   });
-}
-
-/** A value as a config message shows it: JSON where it has one. */
-export function describe(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
 }
 
 function record(value: unknown, path: string, issues: Issues): Record<string, unknown> | undefined {

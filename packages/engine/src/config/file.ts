@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import type { ConfigCheck } from '../types.js';
+import { parseDocument } from 'yaml';
+import type { ConfigCheck, ConfigIssue } from '../types.js';
 import { checkConfig, isRecord } from './check.js';
 import { jsonSyntaxMessage } from './json-error.js';
 import { fromReferenceConfig, REFERENCE_ROOT_KEY } from './reference-compat.js';
@@ -33,8 +33,9 @@ export function parseConfigText(input: string, fileName: string): ConfigCheck {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const json = extname(fileName) === '.json';
   let raw: unknown;
+  const warnings: ConfigIssue[] = [];
   try {
-    raw = json ? JSON.parse(text) : parseYaml(text);
+    raw = json ? JSON.parse(text) : parseYamlText(text, fileName, warnings);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const reason = json ? jsonSyntaxMessage(message, text) : message;
@@ -45,6 +46,28 @@ export function parseConfigText(input: string, fileName: string): ConfigCheck {
       ],
     };
   }
+  const checked = checkParsed(raw);
+  return warnings.length === 0
+    ? checked
+    : { config: checked.config, issues: [...warnings, ...checked.issues] };
+}
+
+/**
+ * YAML text as data. Its warnings (an unknown directive, an unresolved tag) become issues of the
+ * file: the yaml package's own parse printed them as process warnings, past `onDiagnostic`.
+ */
+function parseYamlText(text: string, fileName: string, issues: ConfigIssue[]): unknown {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw doc.errors[0];
+  for (const warning of doc.warnings) {
+    const message = `${fileName}: ${warning.message.split('\n')[0]!.replace(/:$/, '')}`;
+    issues.push({ path: fileName, value: undefined, message });
+  }
+  return doc.toJS();
+}
+
+/** A parsed config in either shape, checked. */
+function checkParsed(raw: unknown): ConfigCheck {
   if (raw === null || raw === undefined) return { config: {}, issues: [] };
   if (isRecord(raw) && REFERENCE_ROOT_KEY in raw) {
     const { [REFERENCE_ROOT_KEY]: section, ...rest } = raw;

@@ -1,7 +1,6 @@
 import type { AxisThresholds, ConfigCheck, LoopguardConfig } from '../types.js';
 import {
   boolean,
-  describe,
   digitString,
   type Issues,
   isRecord,
@@ -9,6 +8,7 @@ import {
   switchWord,
   unknownKeys,
 } from './check.js';
+import { describe } from './describe.js';
 
 /** Top-level key of a configuration written for reference 002 (`tool_loop_guardrails:`). */
 export const REFERENCE_ROOT_KEY = 'tool_loop_guardrails';

@@ -1,4 +1,5 @@
 import type { ThresholdParse } from '../types.js';
+import { describe } from './describe.js';
 
 /**
  * The smallest nudge threshold: a streak counts calls in a row, and a streak of 1 is a call that
@@ -26,7 +27,7 @@ export function parseThresholds(value: string | readonly unknown[]): ThresholdPa
           ? Number(part)
           : Number.NaN;
     if (!Number.isSafeInteger(n) || n <= 0) {
-      return { ok: false, reason: `${JSON.stringify(part)} is not a positive integer` };
+      return { ok: false, reason: `${describe(part)} is not a positive integer` };
     }
     if (n < MIN_NUDGE_THRESHOLD) {
       return {
