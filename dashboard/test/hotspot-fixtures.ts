@@ -1,4 +1,5 @@
 import { DuckDBInstance } from '@duckdb/node-api';
+import { openDuckDbStore } from '../src/store/duckdb.js';
 import type { Reader } from '../src/store/duckdb-queries.js';
 import { HOTSPOT_SORTS, normalizePage } from '../src/store/paging.js';
 import type {
@@ -64,6 +65,14 @@ export function agentSpans(): SpanRecord[] {
   }
   for (let i = 0; i < 400; i++) calls(`tail-${i}`, 1, T0, 12 * HOUR);
   return spans;
+}
+
+/** Writes agentSpans into a new store file at `path` (in batches of 700, as an exporter sends). */
+export async function writeAgentStore(path: string): Promise<void> {
+  const store = await openDuckDbStore({ path });
+  const spans = agentSpans();
+  for (let i = 0; i < spans.length; i += 700) await store.insert(spans.slice(i, i + 700));
+  await store.close();
 }
 
 /** A reader over a closed store's file, as the store reads it. */

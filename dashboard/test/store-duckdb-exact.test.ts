@@ -6,7 +6,6 @@ import { openDuckDbStore } from '../src/store/duckdb.js';
 import { exactPage } from '../src/store/duckdb-hotspot-exact.js';
 import type { PageRequest, QueryFilter } from '../src/store/types.js';
 import {
-  agentSpans,
   comparable,
   filters,
   HOUR,
@@ -14,6 +13,7 @@ import {
   pages,
   ranges,
   T0,
+  writeAgentStore,
 } from './hotspot-fixtures.js';
 import { makeToolSpan } from './span-fixtures.js';
 
@@ -41,12 +41,7 @@ const SORTS: [string, 'asc' | 'desc'][] = [
 describe('duckdb hotspots in any order from the totals', () => {
   const path = join(dir, 'agents.duckdb');
 
-  beforeAll(async () => {
-    const store = await openDuckDbStore({ path });
-    const spans = agentSpans();
-    for (let i = 0; i < spans.length; i += 700) await store.insert(spans.slice(i, i + 700));
-    await store.close();
-  });
+  beforeAll(() => writeAgentStore(path));
 
   it('answers every sort, range, filter and page as the spans do', async () => {
     const store = await openDuckDbStore({ path });

@@ -6,7 +6,6 @@ import { openDuckDbStore } from '../src/store/duckdb.js';
 import { prunedPage } from '../src/store/duckdb-hotspot-pruned.js';
 import type { PageRequest, QueryFilter } from '../src/store/types.js';
 import {
-  agentSpans,
   comparable,
   fileReader,
   filters,
@@ -16,6 +15,7 @@ import {
   pages,
   ranges,
   T0,
+  writeAgentStore,
 } from './hotspot-fixtures.js';
 import { makeToolSpan } from './span-fixtures.js';
 
@@ -50,9 +50,8 @@ describe('duckdb hotspots sorted by calls from the totals', () => {
   const path = join(dir, 'agents.duckdb');
 
   it('answers every range, filter and page as the spans do', async () => {
+    await writeAgentStore(path);
     const store = await openDuckDbStore({ path });
-    const spans = agentSpans();
-    for (let i = 0; i < spans.length; i += 700) await store.insert(spans.slice(i, i + 700));
     for (const [name, range] of ranges) {
       for (const filter of filters) {
         for (const page of pages) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDbStore } from '../src/store/duckdb.js';
-import { agentSpans, filters, pages, ranges } from './hotspot-fixtures.js';
+import { filters, pages, ranges, writeAgentStore } from './hotspot-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-sessions-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -11,12 +11,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('duckdb sessions with an action or signature filter', () => {
   const path = join(dir, 'agents.duckdb');
 
-  beforeAll(async () => {
-    const store = await openDuckDbStore({ path });
-    const spans = agentSpans();
-    for (let i = 0; i < spans.length; i += 700) await store.insert(spans.slice(i, i + 700));
-    await store.close();
-  });
+  beforeAll(() => writeAgentStore(path));
 
   it('lists the sessions with a matching call as the spans do, from the session rollup', async () => {
     const store = await openDuckDbStore({ path });
