@@ -5,8 +5,10 @@ export function fmtInt(n: number): string {
   return integer.format(n);
 }
 
-/** 0.1234 -> "12.3%". */
+/** 0.1234 -> "12.3%"; a share under 0.005% -> "<0.01%" (there are loops, however few). */
 export function fmtPct(share: number): string {
+  // a share that exists but rounds to nothing is not shown as none
+  if (share > 0 && share < 0.00005) return '<0.01%';
   return `${(share * 100).toFixed(share > 0 && share < 0.01 ? 2 : 1)}%`;
 }
 

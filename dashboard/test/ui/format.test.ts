@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fmtBucket, fmtSeconds, fmtShortTime, fmtTime } from '../../src/ui/format.js';
+import { fmtBucket, fmtPct, fmtSeconds, fmtShortTime, fmtTime } from '../../src/ui/format.js';
 
 describe('fmtBucket', () => {
   it.each([
@@ -12,6 +12,19 @@ describe('fmtBucket', () => {
     [250, '250 ms'],
   ])('%i ms is "%s" (whole units without decimals)', (ms, text) => {
     expect(fmtBucket(ms)).toBe(text);
+  });
+});
+
+describe('fmtPct', () => {
+  it.each([
+    [0, '0.0%'],
+    [0.62, '62.0%'],
+    [0.005, '0.50%'],
+    [0.00005, '0.01%'],
+    [0.00001, '<0.01%'],
+    [1, '100.0%'],
+  ])('%f is "%s" (a share that exists never reads as none)', (share, text) => {
+    expect(fmtPct(share)).toBe(text);
   });
 });
 
