@@ -8,8 +8,8 @@ import type { Hotspot, Page, QueryFilter } from './types.js';
 
 type PageSpec = ReturnType<typeof normalizePage>;
 
-/** The sorts by a name. */
-const NAME_SORTS: ReadonlySet<string> = new Set(['service', 'tool', 'signature']);
+/** The hotspot sorts by a name. */
+export const NAME_SORTS: ReadonlySet<string> = new Set(['service', 'tool', 'signature']);
 
 /**
  * The page of any sort but sessions, told exactly from the totals: a key whose first and last call

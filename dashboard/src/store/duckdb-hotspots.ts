@@ -1,5 +1,5 @@
 import { HOUR_MS } from './counter-deltas.js';
-import { exactPage } from './duckdb-hotspot-exact.js';
+import { exactPage, NAME_SORTS } from './duckdb-hotspot-exact.js';
 import { keyedPage } from './duckdb-hotspot-keys.js';
 import {
   AGGREGATES,
@@ -78,7 +78,7 @@ export async function queryHotspots(
     from: BigInt(Math.trunc(filter.from)),
     to: BigInt(Math.trunc(filter.to)),
   };
-  const byName = p.sort === 'service' || p.sort === 'tool' || p.sort === 'signature';
+  const byName = NAME_SORTS.has(p.sort);
   return (
     (isBounded(p)
       ? await prunedPage(read, filter, p, range)

@@ -28,20 +28,13 @@ function rawEdge(
  * instead of a string compare per span).
  */
 function matchingCte(filter: QueryFilter, params: Params): string {
-  const where = callWhere({ from: filter.from, to: filter.to, service: filter.service }, params);
-  const call: string[] = [];
-  if (filter.action) {
-    call.push('"LoopAction" = $action');
-    params.action = filter.action;
-  }
-  if (filter.signature) {
-    const service = filter.service ? ' AND "ServiceName" = $service' : '';
-    call.push(`"HotspotKey" IN (SELECT "Key" FROM loopguard_hotspot_totals
-      WHERE "Signature" = $signature${service})`);
-    params.signature = filter.signature;
-  }
-  return `matching AS (SELECT DISTINCT "LoopScope" AS scope FROM otel_traces ${where}
-    AND ${call.join(' AND ')} AND "LoopScope" <> '')`;
+  const where = callWhere(filter, params, { skip: ['signature'] });
+  const signature = filter.signature
+    ? ' AND "HotspotKey" IN (SELECT "Key" FROM loopguard_hotspot_totals WHERE "Signature" = $signature)'
+    : '';
+  if (filter.signature) params.signature = filter.signature;
+  return `matching AS (SELECT DISTINCT "LoopScope" AS scope FROM otel_traces ${where}${signature}
+    AND "LoopScope" <> '')`;
 }
 
 /**
