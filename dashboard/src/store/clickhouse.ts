@@ -15,7 +15,7 @@ import {
   queryTrace,
 } from './clickhouse/queries.js';
 import { spanToRow } from './clickhouse/rows.js';
-import { rollupViews, schemaStatements } from './clickhouse/schema.js';
+import { rollupViews, schemaStatements, TRACES_IN } from './clickhouse/schema.js';
 import { defined, makeSource, num, timeBound, where } from './clickhouse/sql.js';
 import { sumRejected } from './counter-deltas.js';
 import type { SpanRecord, Store } from './types.js';
@@ -61,6 +61,7 @@ function rejectedRows(group: readonly PendingInsert[]): Record<string, unknown>[
 /**
  * A Store over ClickHouse: spans live in the Collector exporter's `otel_traces` table (written by
  * Collectors or by `insert`), counters and per-minute rollups are filled by materialized views.
+ * `insert` writes through loopguard_traces_in, which passes a re-sent span on only once.
  */
 export async function createClickHouseStore(options: ClickHouseStoreOptions): Promise<Store> {
   let exec: SqlExecutor;
@@ -112,7 +113,7 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   async function commit(group: readonly PendingInsert[]): Promise<void> {
     const rows = group.length === 1 ? group[0]!.rows : group.flatMap((p) => p.rows);
     try {
-      if (rows.length) await exec.insert('otel_traces', rows);
+      if (rows.length) await exec.insert(TRACES_IN, rows);
     } catch (error) {
       if (group.length === 1) group[0]?.reject(error);
       else for (const p of group) await commit([p]);
