@@ -190,6 +190,15 @@ describe('loopguard dashboard --store clickhouse://, an exporter retrying', () =
       await post(spans);
       await post([spans[3]!, spans[1]!]);
       expect(await read()).toEqual(once);
+      // the token goes out with each INSERT of spans, the same for the same spans
+      const tokens = shim.requests
+        .map((r, i) => (r.includes(`INSERT INTO ${TRACES_IN}`) ? shim.settings[i] : undefined))
+        .filter((t) => t !== undefined)
+        .map((t) => t.insert_deduplication_token);
+      expect(tokens).toHaveLength(3);
+      expect(tokens[0]).toMatch(/^loopguard-spans-[0-9a-f]{64}$/);
+      expect(tokens[1]).toBe(tokens[0]);
+      expect(tokens[2]).not.toBe(tokens[0]);
     } finally {
       await dashboard.close();
       await shim.close();
