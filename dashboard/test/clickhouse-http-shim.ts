@@ -11,11 +11,14 @@ import type { Session } from 'chdb';
 export async function startClickHouseHttpShim(opts: { user: string; password: string }): Promise<{
   url: string;
   requests: string[];
+  /** The settings each request carried in its URL (not applied: chDB runs with its own). */
+  settings: Record<string, string>[];
   close(): Promise<void>;
 }> {
   const chdb = createRequire(import.meta.url)('chdb') as typeof import('chdb');
   const session: Session = new chdb.Session();
   const requests: string[] = [];
+  const settings: Record<string, string>[] = [];
   let tail: Promise<unknown> = Promise.resolve();
   const expected = `Basic ${Buffer.from(`${opts.user}:${opts.password}`).toString('base64')}`;
   const server: Server = createServer((req, res) => {
@@ -31,8 +34,13 @@ export async function startClickHouseHttpShim(opts: { user: string; password: st
       const q = url.searchParams.get('query');
       const sql = q ? `${q}\n${body}` : body;
       const params: Record<string, string> = {};
-      for (const [k, v] of url.searchParams) if (k.startsWith('param_')) params[k.slice(6)] = v;
+      const given: Record<string, string> = {};
+      for (const [k, v] of url.searchParams) {
+        if (k.startsWith('param_')) params[k.slice(6)] = v;
+        else if (k !== 'query' && k !== 'database') given[k] = v;
+      }
       requests.push(`${url.searchParams.get('database')}: ${sql.slice(0, 60)}`);
+      settings.push(given);
       const run = tail.then(async () => {
         if (url.searchParams.get('database') !== 'loopguard') throw new Error('unknown database');
         return session.queryBind(sql, params);
@@ -49,6 +57,7 @@ export async function startClickHouseHttpShim(opts: { user: string; password: st
   return {
     url: `clickhouse://${opts.user}:${encodeURIComponent(opts.password)}@127.0.0.1:${port}/loopguard`,
     requests,
+    settings,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await tail;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createChdbExecutor } from '../src/store/clickhouse/chdb-executor.js';
 import type { SqlExecutor } from '../src/store/clickhouse/executor.js';
+import { TRACES_IN } from '../src/store/clickhouse/schema.js';
 import { createClickHouseStore } from '../src/store/clickhouse.js';
 import { makeToolSpan, T0 } from './store-conformance.js';
 
@@ -118,7 +119,7 @@ describe('ClickHouse store inserts', () => {
       executor: {
         ...exec,
         insert(table, rows) {
-          if (table === 'otel_traces') sizes.push(rows.length);
+          if (table === TRACES_IN) sizes.push(rows.length);
           return exec.insert(table, rows);
         },
       },
@@ -135,7 +136,7 @@ describe('ClickHouse store inserts', () => {
   });
 
   it('retries a failed group batch by batch; the bad batch fails alone', async () => {
-    const store = await createClickHouseStore({ executor: failingInserts('otel_traces', 2) });
+    const store = await createClickHouseStore({ executor: failingInserts(TRACES_IN, 2) });
     try {
       const first = store.insert([makeToolSpan({ timeMs: T0, scope: 'first' })]);
       const results = await Promise.allSettled([

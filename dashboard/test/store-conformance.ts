@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../src/store/types.js';
 import { hexId, makeLoop, makePlainSpan, makeToolSpan } from './span-fixtures.js';
+import { describeDedupConformance } from './store-dedup-conformance.js';
 import { describeFidelityConformance } from './store-fidelity-conformance.js';
 import { describeListConformance } from './store-list-conformance.js';
 import { describePagingConformance } from './store-paging-conformance.js';
@@ -239,6 +240,7 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
     });
   });
   describeListConformance(name, makeStore);
+  describeDedupConformance(name, makeStore);
   describeFidelityConformance(name, makeStore);
   describePagingConformance(name, makeStore);
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { spanIdsToken } from './clickhouse/dedup-token.js';
 import {
   type ClickHouseConnection,
   createHttpExecutor,
@@ -15,7 +17,7 @@ import {
   queryTrace,
 } from './clickhouse/queries.js';
 import { spanToRow } from './clickhouse/rows.js';
-import { rollupViews, schemaStatements } from './clickhouse/schema.js';
+import { rollupViews, schemaStatements, TRACES_IN } from './clickhouse/schema.js';
 import { defined, makeSource, num, timeBound, where } from './clickhouse/sql.js';
 import { sumRejected } from './counter-deltas.js';
 import type { SpanRecord, Store } from './types.js';
@@ -43,6 +45,12 @@ interface PendingInsert {
   reject: (error: unknown) => void;
 }
 
+/**
+ * Settings of an INSERT that is never a retry of an earlier one: rejection counts of two
+ * requests can be the same rows, which the tables' deduplication window would drop as a repeat.
+ */
+const fresh = () => ({ insert_deduplication_token: randomUUID() });
+
 /** loopguard_counters rows of the rejection counts of some inserts. */
 function rejectedRows(group: readonly PendingInsert[]): Record<string, unknown>[] {
   return [...sumRejected(group.map((p) => p.rejected))]
@@ -61,6 +69,7 @@ function rejectedRows(group: readonly PendingInsert[]): Record<string, unknown>[
 /**
  * A Store over ClickHouse: spans live in the Collector exporter's `otel_traces` table (written by
  * Collectors or by `insert`), counters and per-minute rollups are filled by materialized views.
+ * `insert` writes through loopguard_traces_in, which passes a re-sent span on only once.
  */
 export async function createClickHouseStore(options: ClickHouseStoreOptions): Promise<Store> {
   let exec: SqlExecutor;
@@ -96,14 +105,14 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   async function settleCounters(group: readonly PendingInsert[]): Promise<void> {
     const counters = rejectedRows(group);
     try {
-      if (counters.length) await exec.insert('loopguard_counters', counters);
+      if (counters.length) await exec.insert('loopguard_counters', counters, fresh());
     } catch {
       for (const p of group) {
         const own = rejectedRows([p]);
-        await (own.length ? exec.insert('loopguard_counters', own) : Promise.resolve()).then(
-          p.resolve,
-          p.reject,
-        );
+        await (own.length
+          ? exec.insert('loopguard_counters', own, fresh())
+          : Promise.resolve()
+        ).then(p.resolve, p.reject);
       }
       return;
     }
@@ -112,7 +121,7 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   async function commit(group: readonly PendingInsert[]): Promise<void> {
     const rows = group.length === 1 ? group[0]!.rows : group.flatMap((p) => p.rows);
     try {
-      if (rows.length) await exec.insert('otel_traces', rows);
+      if (rows.length) await exec.insert(TRACES_IN, rows, spanIdsToken(rows));
     } catch (error) {
       if (group.length === 1) group[0]?.reject(error);
       else for (const p of group) await commit([p]);
@@ -146,8 +155,10 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
         timeBound('<', minuteS * 1000 + 60_000, 'to', params),
       ]);
       const derive = `${src.derived.slice(1, -1)} ${where(range)}`;
+      // never deduplicated: a rebuild can repeat an earlier one's rows, which DELETE removed
       await exec.command(
-        `INSERT INTO ${view.target} SELECT ${cols.join(', ')} FROM (${view.select.replaceAll('{{derive}}', derive)})`,
+        `INSERT INTO ${view.target} SETTINGS insert_deduplicate = 0
+        SELECT ${cols.join(', ')} FROM (${view.select.replaceAll('{{derive}}', derive)})`,
         params,
       );
     }

@@ -34,11 +34,16 @@ export function createChdbExecutor(path?: string): SqlExecutor {
       serial(async () => {
         await session.queryBindAsync(sql, params ?? {}, { format: 'Null' });
       }),
-    insert: (table, rows) =>
+    insert: (table, rows, settings) =>
       serial(async () => {
         if (rows.length === 0) return;
         const values = `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
-        await session.insert({ table, values, format: 'JSONEachRow', settings: ONE_BLOCK_INSERT });
+        await session.insert({
+          table,
+          values,
+          format: 'JSONEachRow',
+          settings: { ...ONE_BLOCK_INSERT, ...settings },
+        });
       }),
     close() {
       closed ??= tail.then(() => session.close());

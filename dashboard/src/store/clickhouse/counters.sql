@@ -2,6 +2,9 @@
 -- Materialized views fire on every INSERT into otel_traces (by a Collector or by store.insert)
 -- and add to a SummingMergeTree; deleting spans (TTL, deleteBefore) never touches them.
 -- Read with sum(Value) ... GROUP BY, since rows of one key merge only eventually.
+-- Each span is counted once: spans come in through loopguard_traces_in (traces-in.sql), and the
+-- deduplication window drops a view's block again when its INSERT into otel_traces is retried
+-- with the same block (the view's block id derives from the inserted block's).
 CREATE TABLE IF NOT EXISTS loopguard_counters (
     Metric LowCardinality(String),
     Service LowCardinality(String),
@@ -11,14 +14,16 @@ CREATE TABLE IF NOT EXISTS loopguard_counters (
     Reason LowCardinality(String),
     Value UInt64
 ) ENGINE = SummingMergeTree(Value)
-ORDER BY (Metric, Service, Tool, Axis, Action, Reason);
+ORDER BY (Metric, Service, Tool, Axis, Action, Reason)
+SETTINGS non_replicated_deduplication_window = 1000;
 
 -- Scopes that were ever halted (a block or halt decision); counted with uniqExact per service.
 CREATE TABLE IF NOT EXISTS loopguard_halted_scopes (
     Service LowCardinality(String),
     Scope String
 ) ENGINE = ReplacingMergeTree
-ORDER BY (Service, Scope);
+ORDER BY (Service, Scope)
+SETTINGS non_replicated_deduplication_window = 1000;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_ingested_mv TO loopguard_counters AS
 SELECT 'ingested_spans' AS Metric, '' AS Service, '' AS Tool, '' AS Axis, '' AS Action, '' AS Reason,

@@ -12,11 +12,17 @@ export interface SqlExecutor {
   query(sql: string, params?: SqlParams): Promise<Record<string, unknown>[]>;
   /** Runs a statement without a result (DDL, DELETE, INSERT ... SELECT). */
   command(sql: string, params?: SqlParams): Promise<void>;
-  /** Inserts rows as JSONEachRow in one block (ONE_BLOCK_INSERT); resolves once written. */
-  insert(table: string, rows: readonly object[]): Promise<void>;
+  /**
+   * Inserts rows as JSONEachRow in one block (ONE_BLOCK_INSERT); resolves once written.
+   * `settings` are added to that insert's settings (e.g. `insert_deduplication_token`).
+   */
+  insert(table: string, rows: readonly object[], settings?: InsertSettings): Promise<void>;
   /** Releases the connection; idempotent. */
   close(): Promise<void>;
 }
+
+/** Per-insert ClickHouse settings, by name. */
+export type InsertSettings = Readonly<Record<string, string>>;
 
 /**
  * Settings of every INSERT of the store: its rows are squashed into one block, so it is written
@@ -95,13 +101,13 @@ export function createHttpExecutor(connection: ClickHouseConnection): SqlExecuto
     async command(sql, params) {
       await client.command({ query: sql, query_params: params });
     },
-    async insert(table, rows) {
+    async insert(table, rows, settings) {
       if (rows.length === 0) return;
       await client.insert({
         table,
         values: rows as object[],
         format: 'JSONEachRow',
-        clickhouse_settings: ONE_BLOCK_INSERT,
+        clickhouse_settings: { ...ONE_BLOCK_INSERT, ...settings },
       });
     },
     close() {

@@ -1,6 +1,8 @@
 -- otel_traces exactly as the OpenTelemetry Collector contrib `clickhouse` exporter creates it
 -- (exporter/clickhouseexporter, internal/sqltemplates/traces_table.sql; ENGINE MergeTree(), no TTL),
--- so Collectors can write it directly with `create_schema: false`.
+-- so Collectors can write it with `create_schema: false`, plus one setting of loopguard's:
+-- non_replicated_deduplication_window keeps the hashes of the last 1000 inserted blocks, so an
+-- INSERT retried with the same block is dropped, as Replicated* tables do by default.
 CREATE TABLE IF NOT EXISTS otel_traces (
     Timestamp DateTime64(9) CODEC(Delta, ZSTD(1)),
     TraceId String CODEC(ZSTD(1)),
@@ -37,4 +39,4 @@ CREATE TABLE IF NOT EXISTS otel_traces (
 ) ENGINE = MergeTree()
 PARTITION BY toDate(Timestamp)
 ORDER BY (ServiceName, SpanName, toDateTime(Timestamp))
-SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
+SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1, non_replicated_deduplication_window = 1000;

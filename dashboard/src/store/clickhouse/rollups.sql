@@ -1,6 +1,7 @@
 -- Per-minute rollups of tool calls, filled by materialized views on otel_traces. The store reads
 -- them for hotspots and sessions when the range is minute-aligned and the filter allows it
 -- (docs/scaling.md); otherwise it reads otel_traces. deleteBefore trims them with the spans.
+-- Like the counters, they see each span once (traces-in.sql, counters.sql).
 CREATE TABLE IF NOT EXISTS loopguard_hotspots_1m (
     Minute DateTime CODEC(Delta, ZSTD(1)),
     ServiceName LowCardinality(String),
@@ -16,7 +17,8 @@ CREATE TABLE IF NOT EXISTS loopguard_hotspots_1m (
     SampleArgs SimpleAggregateFunction(max, String)
 ) ENGINE = AggregatingMergeTree
 PARTITION BY toDate(Minute)
-ORDER BY (ServiceName, Minute, ToolName, Signature, LoopAction);
+ORDER BY (ServiceName, Minute, ToolName, Signature, LoopAction)
+SETTINGS non_replicated_deduplication_window = 1000;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_hotspots_1m_mv TO loopguard_hotspots_1m AS
 SELECT toStartOfMinute(Timestamp) AS Minute, ServiceName, ToolName, Signature, LoopAction,
@@ -45,7 +47,8 @@ CREATE TABLE IF NOT EXISTS loopguard_sessions_1m (
     End SimpleAggregateFunction(max, Int64)
 ) ENGINE = AggregatingMergeTree
 PARTITION BY toDate(Minute)
-ORDER BY (ServiceName, Minute, LoopScope, ToolName);
+ORDER BY (ServiceName, Minute, LoopScope, ToolName)
+SETTINGS non_replicated_deduplication_window = 1000;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_sessions_1m_mv TO loopguard_sessions_1m AS
 SELECT toStartOfMinute(Timestamp) AS Minute, ServiceName, LoopScope, ToolName,

@@ -30,9 +30,20 @@ export function statements(sql: string, derive = deriveSql()): string[] {
     .map((s) => s.replaceAll('{{derive}}', derive));
 }
 
-/** Every DDL statement of the store, in order: otel_traces, counters and their views, rollups. */
+/**
+ * The table spans are inserted into (traces-in.sql): it passes each (TraceId, SpanId) on into
+ * otel_traces once, so a re-sent span is neither stored nor counted again.
+ */
+export const TRACES_IN = 'loopguard_traces_in';
+
+/**
+ * Every DDL statement of the store, in order: otel_traces and its way in, counters and their
+ * views, rollups.
+ */
 export function schemaStatements(): string[] {
-  return ['otel-traces.sql', 'counters.sql', 'rollups.sql'].flatMap((f) => statements(readSql(f)));
+  return ['otel-traces.sql', 'traces-in.sql', 'counters.sql', 'rollups.sql'].flatMap((f) =>
+    statements(readSql(f)),
+  );
 }
 
 /** A rollup view: its target table and the SELECT that fills it, with `{{derive}}` unexpanded. */
