@@ -4,7 +4,7 @@ import { stopFinding } from './axes/level.js';
 import { noProgressAfter, noProgressBefore } from './axes/no-progress.js';
 import { pollAfter, pollBefore } from './axes/poll.js';
 import { repetitionAfter, repetitionBefore } from './axes/repetition.js';
-import { countAttempt, streakFinding } from './axes/streak.js';
+import { countAttempt, streakFinding, withdrawAttempt } from './axes/streak.js';
 import { NEVER_NUDGED } from './config/defaults.js';
 import { loadConfig } from './config/resolve.js';
 import { MIN_NUDGE_THRESHOLD } from './config/thresholds.js';
@@ -177,6 +177,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       sig,
       streak: ctx.streak,
       count: ctx.count,
+      run: scope.run,
+      runBefore: scope.runBefore,
     });
     return decide(ctx, scopeKey, hash, []) as AllowDecision;
   };
@@ -260,18 +262,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return decide(ctx, scopeKey, hash, findings.length === 0 ? [] : findings.slice());
   };
 
-  const cancelCall = (call: CallInput): void => {
+  const dropCall = (call: CallInput, withdraw: boolean): void => {
     const scope = scopes.peek(call.scope ?? DEFAULT_SCOPE, now());
     if (scope?.pending === undefined) return;
     const tool = toolName(call);
     const digest = argsDigest(call.args, policyOf(tool).ignoreArgs);
-    dropNewestInFlight(scope, tool, call.args, digestSignature(tool, digest));
+    const dropped = dropNewestInFlight(scope, tool, call.args, digestSignature(tool, digest));
+    if (withdraw && dropped !== undefined) withdrawAttempt(scope, dropped);
   };
 
   return {
     beforeCall,
     afterCall,
-    cancelCall,
+    cancelCall: (call) => dropCall(call, false),
+    withdrawCall: (call) => dropCall(call, true),
     resetScope: (scope = DEFAULT_SCOPE) => scopes.delete(scope),
     haltDecision: (scope = DEFAULT_SCOPE) => scopes.peek(scope, now())?.halt,
     config,

@@ -39,23 +39,31 @@ export function takeInFlight(
   return undefined;
 }
 
-/** Removes the newest call in flight with this tool and arguments object, else with this signature. */
+/**
+ * Removes and returns the newest call in flight with this tool and arguments object, else with
+ * this signature.
+ */
 export function dropNewestInFlight(
   scope: ScopeState,
   tool: string,
   args: unknown,
   signature: string,
-): void {
-  const calls = scope.pending === undefined ? [] : [scope.pending, ...(scope.morePending ?? [])];
+): PendingCall | undefined {
+  const calls = callsInFlight(scope);
   for (const sameArgs of [true, false]) {
     for (let i = calls.length - 1; i >= 0; i--) {
       const call = calls[i]!;
       if (sameArgs ? matches(call, tool, args, undefined) : call.signature === signature) {
-        takeAt(scope, i);
-        return;
+        return takeAt(scope, i);
       }
     }
   }
+  return undefined;
+}
+
+/** The calls in flight of a scope, oldest first (a copy). */
+export function callsInFlight(scope: ScopeState): PendingCall[] {
+  return scope.pending === undefined ? [] : [scope.pending, ...(scope.morePending ?? [])];
 }
 
 function matches(

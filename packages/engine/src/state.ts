@@ -35,6 +35,16 @@ export interface PendingCall {
   /** The scope's streak and the signature's count when this call was attempted. */
   streak: number;
   count: number;
+  /** The run of identical attempts this call joined, and the run before it (see `withdrawAttempt`). */
+  run: number;
+  runBefore: RunBefore;
+}
+
+/** The run of identical attempts that came before the current one: what a withdrawal restores. */
+export interface RunBefore {
+  state: SignatureState | undefined;
+  streak: number;
+  run: number;
 }
 
 /** What the engine remembers about one scope. */
@@ -42,6 +52,10 @@ export interface ScopeState {
   /** The signature of the current run of identical calls (compared by identity). */
   streakState: SignatureState | undefined;
   streak: number;
+  /** Numbers the runs of identical attempts: the current run's number. */
+  run: number;
+  /** The run before the current one (shared by the current run's calls in flight). */
+  runBefore: RunBefore;
   /** The oldest call admitted by `beforeCall` whose `afterCall` has not come yet. */
   pending: PendingCall | undefined;
   /** Further calls in flight (parallel calls), oldest first; see in-flight.ts. */
@@ -96,11 +110,16 @@ export interface CallContext {
  */
 const SIGNATURE_GENERATION = 2048;
 
+/** Before the first run of a scope. */
+export const NO_RUN: RunBefore = Object.freeze({ state: undefined, streak: 0, run: 0 });
+
 /** A fresh scope. */
 export function newScope(): ScopeState {
   return {
     streakState: undefined,
     streak: 0,
+    run: 0,
+    runBefore: NO_RUN,
     pending: undefined,
     morePending: undefined,
     signatures: new Map(),

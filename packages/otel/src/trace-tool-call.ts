@@ -184,8 +184,9 @@ function isControlFlow<T>(state: TraceState, adapter: ResultAdapter<T>, error: u
 
 /**
  * Ends a call the framework's control flow cut short (a LangGraph interrupt; the graph runs the
- * tool again on resume): the engine forgets it (an attempt for the streak, neither a success nor a
- * failure), and its span ends with the before-call counts, outcome `ok` and no error status.
+ * tool again on resume): the engine withdraws it (not an attempt, a success or a failure, so the
+ * run that completes counts once), and its span ends with the before-call counts, outcome `ok`
+ * and no error status.
  */
 function withdraw<T>(
   state: TraceState,
@@ -195,7 +196,7 @@ function withdraw<T>(
 ): void {
   let cancelled = false;
   try {
-    state.engine.cancelCall({ scope: call.scope, tool: call.info.tool, args: call.info.args });
+    state.engine.withdrawCall({ scope: call.scope, tool: call.info.tool, args: call.info.args });
     cancelled = true;
     finish(state, call, call.before, 'ok', undefined, undefined as T, adapter, error);
   } catch (internal) {
