@@ -64,14 +64,17 @@ describe('a LangGraph interrupt inside a tool', () => {
       const spans = spansOf('deploy');
       expect(runs).toBe(QUESTIONS + 1);
       expect(spans).toHaveLength(QUESTIONS + 1);
-      for (const span of spans) {
+      for (const [i, span] of spans.entries()) {
         expect(span.status.code).not.toBe(2); // SpanStatusCode.ERROR
         expect(span.attributes['error.type']).toBeUndefined();
         expect(span.attributes['loopguard.outcome']).toBe('ok');
         expect([span.attributes['loopguard.streak'], span.attributes['loopguard.count']]).toEqual([
           1, 1,
         ]);
-        expect(span.events).toEqual([]);
+        // the runs an interrupt cut short say so, in an exception event that names its type only
+        const cutShort = i < QUESTIONS ? [{ 'exception.type': 'GraphInterrupt' }] : [];
+        expect(span.events.map((e) => e.attributes)).toEqual(cutShort);
+        expect(span.events.every((e) => e.name === 'exception')).toBe(true);
       }
       expect(guard.engine.haltDecision(lg.scope)).toBeUndefined();
     });
