@@ -14,6 +14,8 @@ export interface SignatureState {
   sameResultRun: number;
   /** Poller calls in a row whose result did not change (poll axis). */
   pollRun: number;
+  /** Admitted calls forgotten while in flight (see in-flight.ts), their attempts counted. */
+  untracked: number;
 }
 
 /** One call remembered for cycle detection: which signature, what it returned. */
@@ -151,6 +153,7 @@ export function signatureState(scope: ScopeState, signature: string): SignatureS
     lastResult: undefined,
     sameResultRun: 0,
     pollRun: 0,
+    untracked: 0,
   };
   if (scope.signatures.size >= SIGNATURE_GENERATION) {
     scope.olderSignatures = scope.signatures;
@@ -158,6 +161,11 @@ export function signatureState(scope: ScopeState, signature: string): SignatureS
   }
   scope.signatures.set(signature, sig);
   return sig;
+}
+
+/** The state of `signature` in `scope` if the scope remembers it (nothing is created or moved). */
+export function knownSignature(scope: ScopeState, signature: string): SignatureState | undefined {
+  return scope.signatures.get(signature) ?? scope.olderSignatures?.get(signature);
 }
 
 /** Every signature a scope remembers. */
