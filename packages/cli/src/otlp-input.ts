@@ -44,12 +44,12 @@ export function parseOtlpTrace(json: unknown): OtlpParseResult {
   const captured = tools.some(({ attrs }) => attrs.has(ARGUMENTS));
   const collected: Collected[] = [];
   let skipped = 0;
+  let cutShort = 0;
   for (const { span, attrs, line: at } of tools) {
     const line = toReplayLine(span, attrs, captured);
-    if (line === undefined) {
-      skipped += 1;
-      continue;
-    }
+    if (line === 'uncaptured') skipped += 1;
+    if (line === 'cut short') cutShort += 1;
+    if (typeof line === 'string') continue;
     collected.push({
       start: timeOf(span.startTimeUnixNano ?? span.start_time_unix_nano),
       index: collected.length,
@@ -62,6 +62,7 @@ export function parseOtlpTrace(json: unknown): OtlpParseResult {
     calls: collected.map((c) => c.line),
     origins: collected.map((c) => c.origin),
     skipped,
+    cutShort,
     errors,
   };
 }
@@ -139,17 +140,19 @@ function isToolSpan(span: Json, attrs: Map<string, unknown>): boolean {
 
 const ARGUMENTS = 'gen_ai.tool.call.arguments';
 
+/** The replay line of a tool span, or why it has none. */
 function toReplayLine(
   span: Json,
   attrs: Map<string, unknown>,
   captured: boolean,
-): ReplayLine | undefined {
+): ReplayLine | 'uncaptured' | 'cut short' {
+  if (isCutShort(span, attrs)) return 'cut short';
   const named = attrs.get('gen_ai.tool.name');
   const fromSpanName =
     typeof span.name === 'string' ? span.name.slice('execute_tool '.length).trim() : '';
   const tool = typeof named === 'string' && named !== '' ? named : fromSpanName;
   const rawArgs = attrs.get(ARGUMENTS);
-  if (tool === '' || (rawArgs === undefined && !captured)) return undefined;
+  if (tool === '' || (rawArgs === undefined && !captured)) return 'uncaptured';
   const scope =
     stringAttr(attrs, 'loopguard.scope') ??
     stringAttr(attrs, 'gen_ai.conversation.id') ??
@@ -167,6 +170,17 @@ function toReplayLine(
   const result = attrs.get('gen_ai.tool.call.result');
   if (result !== undefined) line.result = withoutNotices(result);
   return line;
+}
+
+/**
+ * A run the framework's control flow cut short (a LangGraph interrupt; the tool runs again on
+ * resume): loopguard ended it with outcome `ok` and no error status, yet an exception left it (its
+ * `exception` event). The live engine withdrew it, so it is no call: the resumed run is.
+ */
+function isCutShort(span: Json, attrs: Map<string, unknown>): boolean {
+  if (attrs.get('loopguard.outcome') !== 'ok' || isError(span.status)) return false;
+  const events = span.events;
+  return Array.isArray(events) && events.some((e) => isObject(e) && e.name === 'exception');
 }
 
 const NOTICE = '[loopguard] ';

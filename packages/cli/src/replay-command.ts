@@ -28,12 +28,20 @@ async function* jsonlLines(file: string): AsyncGenerator<Located> {
 }
 
 async function* otlpLines(file: string, err: NodeJS.WritableStream): AsyncGenerator<Located> {
-  const { calls, origins, skipped, errors } = parseOtlpTrace(await readFile(file, 'utf8'));
+  const { calls, origins, skipped, cutShort, errors } = parseOtlpTrace(
+    await readFile(file, 'utf8'),
+  );
   for (const { line, message } of errors) yield { where: `:${line}`, value: message };
   if (skipped > 0) {
     err.write(
       `loopguard: ${skipped} tool span(s) without captured arguments were left out; record with ` +
         'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true to replay them\n',
+    );
+  }
+  if (cutShort > 0) {
+    err.write(
+      `loopguard: ${cutShort} tool run(s) cut short by an interrupt were left out; the run that ` +
+        'completed on resume is the call, as the live engine counted it\n',
     );
   }
   // calls are in start-time order: each is named by its span (and line), not by its position

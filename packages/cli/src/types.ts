@@ -20,6 +20,8 @@ export interface OtlpParseResult {
   origins: string[];
   /** `execute_tool` spans left out because they carry no tool name or no captured arguments. */
   skipped: number;
+  /** Runs a framework interrupt cut short, left out: the engine withdrew them (see otlp-input.ts). */
+  cutShort: number;
   /** Lines of a JSON-lines export that could not be read (the others are replayed). */
   errors: { line: number; message: string }[];
 }

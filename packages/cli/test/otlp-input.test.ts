@@ -285,6 +285,7 @@ describe('parseOtlpTrace', () => {
       calls: [],
       origins: [],
       skipped: 0,
+      cutShort: 0,
       errors: [],
     });
     // JSON lines: a bad line is reported by number, the other lines are still read

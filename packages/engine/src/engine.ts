@@ -4,12 +4,12 @@ import { stopFinding } from './axes/level.js';
 import { noProgressAfter, noProgressBefore } from './axes/no-progress.js';
 import { pollAfter, pollBefore } from './axes/poll.js';
 import { repetitionAfter, repetitionBefore } from './axes/repetition.js';
-import { countAttempt, streakFinding } from './axes/streak.js';
+import { countAttempt, streakFinding, withdrawAttempt } from './axes/streak.js';
 import { NEVER_NUDGED } from './config/defaults.js';
 import { loadConfig } from './config/resolve.js';
 import { MIN_NUDGE_THRESHOLD } from './config/thresholds.js';
 import { resolvePolicy } from './effective-policy.js';
-import { addInFlight, dropNewestInFlight, takeInFlight } from './in-flight.js';
+import { addInFlight, dropForgotten, dropNewestInFlight, takeInFlight } from './in-flight.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
 import { resultHash } from './result-hash.js';
 import { ScopeMap } from './scopes.js';
@@ -17,6 +17,7 @@ import { argsDigest, digestSignature } from './signature.js';
 import {
   type CallContext,
   type EffectivePolicy,
+  knownSignature,
   newScope,
   rememberedSignatures,
   type ScopeState,
@@ -177,6 +178,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       sig,
       streak: ctx.streak,
       count: ctx.count,
+      run: scope.run,
+      runBefore: scope.runBefore,
     });
     return decide(ctx, scopeKey, hash, []) as AllowDecision;
   };
@@ -191,9 +194,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
     let sig: SignatureState;
     let streak: number;
     let count: number;
-    // The call beforeCall admitted (the same arguments object, else the same signature): its
-    // attempt is counted and its signature known.
+    // The call beforeCall admitted (the same arguments object; else, unless a call of this
+    // signature was forgotten in flight, the same signature): its attempt is counted.
     let pending = takeInFlight(scope, tool, call.args, undefined);
+    // A call forgotten in flight (past MAX_PENDING_PER_SCOPE, the oldest first): its attempt was
+    // counted, but its own streak is not known, so it reports the latest and is not nudged.
+    let forgotten = false;
     if (pending !== undefined) {
       hash = pending.hash;
       signature = pending.signature;
@@ -201,7 +207,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const digest = argsDigest(call.args, policy.ignoreArgs);
       hash = digest.hash;
       signature = digestSignature(tool, digest);
-      pending = takeInFlight(scope, undefined, undefined, signature);
+      forgotten = (knownSignature(scope, signature)?.untracked ?? 0) > 0;
+      if (!forgotten) pending = takeInFlight(scope, undefined, undefined, signature);
     }
     if (pending !== undefined) {
       sig = pending.sig;
@@ -209,8 +216,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
       count = pending.count;
     } else {
       sig = signatureState(scope, signature);
-      countAttempt(scope, sig);
-      streak = scope.streak;
+      if (forgotten) sig.untracked -= 1;
+      else countAttempt(scope, sig);
+      streak = forgotten && scope.streakState !== sig ? 1 : scope.streak;
       count = sig.calls;
     }
     const ok = call.ok ?? true;
@@ -218,6 +226,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     // the thresholds are read at call time, but only for a repeat: reading process.env costs
     // about 0.4 µs a name, and no threshold is below 2
     const nudgeAt =
+      !forgotten &&
       streak >= MIN_NUDGE_THRESHOLD &&
       policy.kind !== 'poller' &&
       policy.nudge &&
@@ -260,18 +269,22 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return decide(ctx, scopeKey, hash, findings.length === 0 ? [] : findings.slice());
   };
 
-  const cancelCall = (call: CallInput): void => {
+  const dropCall = (call: CallInput, withdraw: boolean): void => {
     const scope = scopes.peek(call.scope ?? DEFAULT_SCOPE, now());
-    if (scope?.pending === undefined) return;
+    if (scope === undefined) return;
     const tool = toolName(call);
     const digest = argsDigest(call.args, policyOf(tool).ignoreArgs);
-    dropNewestInFlight(scope, tool, call.args, digestSignature(tool, digest));
+    const signature = digestSignature(tool, digest);
+    const dropped = dropNewestInFlight(scope, tool, call.args, signature);
+    if (dropped === undefined) dropForgotten(scope, signature, withdraw);
+    else if (withdraw) withdrawAttempt(scope, dropped);
   };
 
   return {
     beforeCall,
     afterCall,
-    cancelCall,
+    cancelCall: (call) => dropCall(call, false),
+    withdrawCall: (call) => dropCall(call, true),
     resetScope: (scope = DEFAULT_SCOPE) => scopes.delete(scope),
     haltDecision: (scope = DEFAULT_SCOPE) => scopes.peek(scope, now())?.halt,
     config,

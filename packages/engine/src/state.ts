@@ -14,6 +14,8 @@ export interface SignatureState {
   sameResultRun: number;
   /** Poller calls in a row whose result did not change (poll axis). */
   pollRun: number;
+  /** Admitted calls forgotten while in flight (see in-flight.ts), their attempts counted. */
+  untracked: number;
 }
 
 /** One call remembered for cycle detection: which signature, what it returned. */
@@ -35,6 +37,16 @@ export interface PendingCall {
   /** The scope's streak and the signature's count when this call was attempted. */
   streak: number;
   count: number;
+  /** The run of identical attempts this call joined, and the run before it (see `withdrawAttempt`). */
+  run: number;
+  runBefore: RunBefore;
+}
+
+/** The run of identical attempts that came before the current one: what a withdrawal restores. */
+export interface RunBefore {
+  state: SignatureState | undefined;
+  streak: number;
+  run: number;
 }
 
 /** What the engine remembers about one scope. */
@@ -42,6 +54,10 @@ export interface ScopeState {
   /** The signature of the current run of identical calls (compared by identity). */
   streakState: SignatureState | undefined;
   streak: number;
+  /** Numbers the runs of identical attempts: the current run's number. */
+  run: number;
+  /** The run before the current one (shared by the current run's calls in flight). */
+  runBefore: RunBefore;
   /** The oldest call admitted by `beforeCall` whose `afterCall` has not come yet. */
   pending: PendingCall | undefined;
   /** Further calls in flight (parallel calls), oldest first; see in-flight.ts. */
@@ -96,11 +112,16 @@ export interface CallContext {
  */
 const SIGNATURE_GENERATION = 2048;
 
+/** Before the first run of a scope. */
+export const NO_RUN: RunBefore = Object.freeze({ state: undefined, streak: 0, run: 0 });
+
 /** A fresh scope. */
 export function newScope(): ScopeState {
   return {
     streakState: undefined,
     streak: 0,
+    run: 0,
+    runBefore: NO_RUN,
     pending: undefined,
     morePending: undefined,
     signatures: new Map(),
@@ -132,6 +153,7 @@ export function signatureState(scope: ScopeState, signature: string): SignatureS
     lastResult: undefined,
     sameResultRun: 0,
     pollRun: 0,
+    untracked: 0,
   };
   if (scope.signatures.size >= SIGNATURE_GENERATION) {
     scope.olderSignatures = scope.signatures;
@@ -139,6 +161,11 @@ export function signatureState(scope: ScopeState, signature: string): SignatureS
   }
   scope.signatures.set(signature, sig);
   return sig;
+}
+
+/** The state of `signature` in `scope` if the scope remembers it (nothing is created or moved). */
+export function knownSignature(scope: ScopeState, signature: string): SignatureState | undefined {
+  return scope.signatures.get(signature) ?? scope.olderSignatures?.get(signature);
 }
 
 /** Every signature a scope remembers. */

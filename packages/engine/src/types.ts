@@ -176,6 +176,12 @@ export interface Engine {
    * it, so no later `afterCall` is paired with it. Its attempt still counts for the streak.
    */
   cancelCall(call: CallInput): void;
+  /**
+   * A call `beforeCall` allowed was cut short by the framework's control flow and will run again
+   * (a LangGraph interrupt, resumed later): forget it as if it had never been attempted, so the
+   * run that completes counts once for the streak and the count.
+   */
+  withdrawCall(call: CallInput): void;
   /** A new user turn: forget everything of that scope. */
   resetScope(scope?: string): void;
   /** The first block or halt recorded in the scope, if any. */

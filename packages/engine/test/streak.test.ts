@@ -284,17 +284,6 @@ describe('beforeCall / afterCall pairing', () => {
     );
   });
 
-  it('remembers at most 64 calls in flight per scope, forgetting the oldest', () => {
-    const engine = engineWith();
-    const args = Array.from({ length: 65 }, (_, i) => ({ path: `f${i}` }));
-    for (const a of args) engine.beforeCall({ tool: 'write_file', args: a });
-    // the oldest was forgotten: its result counts as a new attempt of its signature
-    expect(engine.afterCall({ tool: 'write_file', args: args[0], result: 'ok' }).count).toBe(2);
-    // the others are still paired with their own attempt
-    expect(engine.afterCall({ tool: 'write_file', args: args[1], result: 'ok' }).count).toBe(1);
-    expect(engine.afterCall({ tool: 'write_file', args: args[64], result: 'ok' }).count).toBe(1);
-  });
-
   it('cancelCall forgets an allowed call that never ran; its attempt still counts', () => {
     const engine = engineWith();
     // string arguments: every call's args are equal (===), so only cancelling keeps them apart

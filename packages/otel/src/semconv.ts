@@ -24,6 +24,10 @@ export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
 export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
 /** `error.type` (stable) */
 export const ATTR_ERROR_TYPE = 'error.type';
+/** `exception.type` (stable), on an `exception` event */
+export const ATTR_EXCEPTION_TYPE = 'exception.type';
+/** The span event of an exception that ended the span's operation (stable) */
+export const EVENT_EXCEPTION = 'exception';
 
 /** Value of `gen_ai.operation.name` for a tool call. */
 export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';

@@ -7,6 +7,7 @@ import { finish } from './finish-call.js';
 import type { Outcome } from './metrics.js';
 import { resolveScope } from './scope.js';
 import {
+  ATTR_EXCEPTION_TYPE,
   ATTR_GEN_AI_AGENT_ID,
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -20,6 +21,7 @@ import {
   ATTR_LOOPGUARD_SIGNATURE,
   ERROR_TYPE_BLOCKED,
   ERROR_TYPE_TOOL_ERROR,
+  EVENT_EXCEPTION,
   GEN_AI_OPERATION_EXECUTE_TOOL,
 } from './semconv.js';
 import type { ResultAdapter, ToolCallInfo } from './types.js';
@@ -184,8 +186,10 @@ function isControlFlow<T>(state: TraceState, adapter: ResultAdapter<T>, error: u
 
 /**
  * Ends a call the framework's control flow cut short (a LangGraph interrupt; the graph runs the
- * tool again on resume): the engine forgets it (an attempt for the streak, neither a success nor a
- * failure), and its span ends with the before-call counts, outcome `ok` and no error status.
+ * tool again on resume): the engine withdraws it (not an attempt, a success or a failure, so the
+ * run that completes counts once), and its span ends with the before-call counts, outcome `ok`,
+ * no error status and an `exception` event naming the error's type only (which tells `loopguard
+ * replay` it was cut short).
  */
 function withdraw<T>(
   state: TraceState,
@@ -195,8 +199,9 @@ function withdraw<T>(
 ): void {
   let cancelled = false;
   try {
-    state.engine.cancelCall({ scope: call.scope, tool: call.info.tool, args: call.info.args });
+    state.engine.withdrawCall({ scope: call.scope, tool: call.info.tool, args: call.info.args });
     cancelled = true;
+    call.span.addEvent(EVENT_EXCEPTION, { [ATTR_EXCEPTION_TYPE]: errorTypeOf(error) });
     finish(state, call, call.before, 'ok', undefined, undefined as T, adapter, error);
   } catch (internal) {
     unguarded(state, call, cancelled, internal);

@@ -63,8 +63,9 @@ export interface ResultAdapter<T> {
   forHash?(result: T): unknown;
   /**
    * Whether a thrown error is the framework's control flow rather than a failure (a LangGraph
-   * interrupt): the call is withdrawn from the engine instead of counted as failed, its span ends
-   * without error status, and the error is re-thrown unchanged.
+   * interrupt): the call is withdrawn from the engine (not counted at all: the framework runs it
+   * again), its span ends without error status but with an `exception` event naming the error's
+   * type, and the error is re-thrown unchanged.
    */
   isControlFlow?(error: unknown): boolean;
 }

@@ -35,6 +35,7 @@ function brokenEngine(where: 'beforeCall' | 'afterCall' | 'haltDecision'): Engin
     afterCall: where === 'afterCall' ? fail : allow,
     haltDecision: where === 'haltDecision' ? fail : () => undefined,
     cancelCall: () => {},
+    withdrawCall: () => {},
     resetScope: () => {},
     scopeCount: () => 0,
     config: undefined as unknown as Engine['config'],
