@@ -6,7 +6,7 @@ import { knownSignature, type PendingCall, type ScopeState } from './state.js';
  * scope whose calls never get an `afterCall` from growing): its attempt stays counted, and its
  * signature's `untracked` count lets its `afterCall` be taken for it instead of a new attempt.
  */
-export const MAX_PENDING_PER_SCOPE = 1024;
+export const MAX_PENDING_PER_SCOPE = 256;
 
 /**
  * The newest calls in flight that keep their arguments object, to pair an `afterCall` by identity;
