@@ -142,6 +142,30 @@ describe('capture', () => {
     expect(third?.attributes['loopguard.action']).toBe('nudge');
     expect(third?.attributes['gen_ai.tool.call.result']).toBe('hit 2');
   });
+
+  it('captures no result for a blocked call, and the tool result a halt replaced', async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({
+      tracerProvider: telemetry.tracerProvider,
+      engine: { ...quiet, guardrails: { hardStop: true, hardStopAfter: { repetition: 2 } } },
+      capture: true,
+      onHalt: 'return',
+    });
+    let n = 0;
+    const seen: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      seen.push(
+        await guard.traceToolCall({ tool: 'create_ticket', args: { t: 1 } }, () => `T-${++n}`),
+      );
+    }
+    expect(n).toBe(2);
+    const [, halted, blocked] = telemetry.spans();
+    expect(String(seen[1])).toMatch(/^\[loopguard\]/);
+    expect(halted?.attributes['gen_ai.tool.call.result']).toBe('T-2');
+    expect(blocked?.attributes['loopguard.outcome']).toBe('blocked');
+    expect(blocked?.attributes['gen_ai.tool.call.arguments']).toBe('{"t":1}');
+    expect(blocked?.attributes).not.toHaveProperty('gen_ai.tool.call.result');
+  });
 });
 
 describe('captureValue', () => {
