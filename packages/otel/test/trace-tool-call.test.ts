@@ -121,6 +121,10 @@ describe('traceToolCall', () => {
       'loopguard.axis': 'no_progress',
       'loopguard.nudge.level': 1,
     });
+    // loopguard.decisions counts what the events show: one per finding (docs/telemetry.md)
+    const events = telemetry.spans().flatMap((span) => span.events);
+    const decisions = (await telemetry.metrics()).get('loopguard.decisions')?.dataPoints ?? [];
+    expect(decisions.reduce((sum, p) => sum + Number(p.value), 0)).toBe(events.length);
   });
 
   it('parallel calls: each span carries its own attempt, the nudge fires once', async () => {
