@@ -5,7 +5,7 @@ import { ATTR_GEN_AI_CONVERSATION_ID } from './semconv.js';
 const SCOPE_KEY = createContextKey('loopguard.scope');
 const local = new AsyncLocalStorage<string>();
 
-/** Where a scope came from; `conversation` scopes are also recorded as `gen_ai.conversation.id`. */
+/** Where a scope came from (the conversation, when there is one, is recorded either way). */
 export type ScopeSource = 'explicit' | 'conversation' | 'trace' | 'process';
 
 /** A resolved scope key. */
