@@ -183,6 +183,7 @@ describe('PromQL against the real /metrics of the dashboard', () => {
   let dashboard: RunningDashboard;
   let dir: string;
   let exposition: Map<string, Set<string>>;
+  let types: Map<string, string>;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'loopguard-grafana-'));
@@ -250,7 +251,9 @@ describe('PromQL against the real /metrics of the dashboard', () => {
     expect(res.status, await res.clone().text()).toBe(200);
     const metrics = await fetch(`${dashboard.url}/metrics`);
     expect(metrics.status).toBe(200);
-    exposition = parseExposition(await metrics.text());
+    const text = await metrics.text();
+    exposition = parseExposition(text);
+    types = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
   });
 
   afterAll(async () => {
@@ -266,6 +269,9 @@ describe('PromQL against the real /metrics of the dashboard', () => {
       loopguard_ingested_spans_total: [],
       loopguard_rejected_spans_total: ['reason'],
     });
+    // every one a counter (contract section 4)
+    expect([...types.values()]).toEqual(Array(5).fill('counter'));
+    expect([...types.keys()].sort()).toEqual([...exposition.keys()].sort());
   });
 
   it('uses only exposed metric names and their labels in every query', async () => {

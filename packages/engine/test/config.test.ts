@@ -201,21 +201,34 @@ describe('environment layer', () => {
 });
 
 describe('checkConfig (strict)', () => {
-  it('accepts a complete native configuration', () => {
-    const { issues } = checkConfig({
+  it('accepts a complete native configuration, every key of contract section 5 kept', () => {
+    // the six axis keys of warnAfter / hardStopAfter, each with its own value
+    const axes = (base: number) => ({
+      repetition: base + 1,
+      exactFailure: base + 2,
+      sameToolFailure: base + 3,
+      noProgress: base + 4,
+      cycle: base + 5,
+      poll: base + 6,
+    });
+    const complete = {
       nudge: { thresholds: [3, 5, 8], exclude: ['todo_read'] },
-      guardrails: {
-        warnings: true,
-        hardStop: true,
-        warnAfter: { cycle: 3 },
-        hardStopAfter: { poll: 20 },
-      },
+      guardrails: { warnings: true, hardStop: true, warnAfter: axes(10), hardStopAfter: axes(20) },
       tools: {
-        grep: { kind: 'idempotent', ignoreArgs: ['timeout'], failureTolerant: false, nudge: true },
+        grep: {
+          kind: 'idempotent',
+          ignoreArgs: ['timeout'],
+          failureTolerant: false,
+          nudge: true,
+          warnAfter: axes(30),
+          hardStopAfter: axes(40),
+        },
       },
       scopes: { max: 10, idleMs: 1000 },
-    });
+    };
+    const { config, issues } = checkConfig(complete);
     expect(issues).toEqual([]);
+    expect(config).toEqual(complete);
   });
 
   it('names every bad key and value', () => {

@@ -141,6 +141,24 @@ describe('same_tool_failure', () => {
     expect(after.action).toBe('allow');
   });
 
+  it('is cleared by a mutating success only: idempotent and unclassified successes keep the counts', () => {
+    const engine = engineWith({ nudge: { thresholds: [] } });
+    call(engine, 'bash', { command: 'make' }, fail);
+    call(engine, 'bash', { command: 'make test' }, fail);
+    call(engine, 'read_file', { path: 'a' }, { result: 'same' });
+    call(engine, 'read_file', { path: 'a' }, { result: 'same' });
+    // neither an idempotent nor an unclassified success is progress of the scope
+    call(engine, 'grep', { q: 'x' }, { result: 'hit' });
+    call(engine, 'create_ticket', { title: 't' }, { result: 'T-1' });
+    const failed = call(engine, 'bash', { command: 'make' }, fail).after!;
+    expect(failed.findings.map((f) => [f.axis, f.count])).toEqual([
+      ['exact_failure', 2],
+      ['same_tool_failure', 3],
+    ]);
+    const read = call(engine, 'read_file', { path: 'a' }, { result: 'same' }).after!;
+    expect(read.findings.map((f) => [f.axis, f.count])).toEqual([['no_progress', 3]]);
+  });
+
   it('honours per-tool threshold overrides', () => {
     const engine = engineWith({
       tools: { deploy: { warnAfter: { sameToolFailure: 1, exactFailure: 9 } } },

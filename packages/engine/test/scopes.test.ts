@@ -149,6 +149,46 @@ describe('scopes', () => {
     );
   });
 
+  it('resetScope makes that scope new on every axis and leaves the other scopes alone', () => {
+    type Step = [tool: string, args: unknown, outcome: { ok?: boolean; result?: unknown }];
+    const times = (n: number, step: (i: number) => Step) =>
+      Array.from({ length: n }, (_, i) => step(i));
+    // a turn that feeds every axis (failures, repeated mutating and idempotent calls, polls, a
+    // cycle) and ends with failures that the next turn's first calls would add to
+    const steps: Step[] = [
+      ...times(3, () => ['bash', { command: 'make' }, { ok: false }]),
+      ...times(5, () => ['send_email', { to: 'a' }, { result: 'sent' }]),
+      ...times(3, () => ['read_file', { path: 'a' }, { result: 'same' }]),
+      ...times(11, () => ['job_status', { id: 1 }, { result: 'running' }]),
+      ...times(6, (i) => ['click', { id: i % 2 }, { result: `page ${i % 2}` }]),
+      ...times(2, () => ['bash', { command: 'make' }, { ok: false }]),
+    ];
+    const turn = (engine: ReturnType<typeof engineWith>, scope: string) =>
+      steps.map(([tool, args, outcome]) => {
+        const { before, after } = call(engine, tool, args, { ...outcome, scope });
+        const d = after ?? before;
+        return {
+          action: d.action,
+          axes: d.findings.map((f) => f.axis),
+          streak: d.streak,
+          count: d.count,
+        };
+      });
+    const options = { guardrails: { hardStop: true } };
+    const fresh = engineWith(options);
+    const once = turn(fresh, 's');
+    expect(new Set(once.flatMap((d) => d.axes)).size).toBe(7);
+    const twice = turn(fresh, 's');
+    const engine = engineWith(options);
+    turn(engine, 'reset');
+    turn(engine, 'kept');
+    engine.resetScope('reset');
+    expect(engine.haltDecision('reset')).toBeUndefined();
+    expect(turn(engine, 'reset')).toEqual(once);
+    expect(turn(engine, 'kept')).toEqual(twice);
+    expect(engine.haltDecision('kept')).toBeDefined();
+  });
+
   it('scopes are independent (property): interleaving never changes a scope`s decisions', () => {
     const callArb = fc.record({
       tool: fc.constantFrom('grep', 'bash', 'job_status'),

@@ -134,6 +134,21 @@ describe('argsHash', () => {
     );
   });
 
+  it('sorts keys by UTF-16 code units, not by code point (contract section 1)', () => {
+    // U+1F600 is the surrogate pair D83D DE00: before U+FFFF in UTF-16 order, after it by code point
+    const astral = '\u{1F600}';
+    const high = '\uffff';
+    expect(canonicalJson({ [high]: 1, [astral]: 2 })).toBe(`{"${astral}":2,"${high}":1}`);
+    expect(canonicalJson({ b: { [high]: 1, [astral]: 2 }, a: 0 })).toBe(
+      `{"a":0,"b":{"${astral}":2,"${high}":1}}`,
+    );
+    // an object with many keys is sorted by the same rule
+    const many = Object.fromEntries([high, astral, ...'qponmlkjihgfedcba'].map((k, i) => [k, i]));
+    const text = canonicalJson(many);
+    expect(text.indexOf(`"${astral}"`)).toBeLessThan(text.indexOf(`"${high}"`));
+    expect(text.startsWith('{"a":18,"b":17,')).toBe(true);
+  });
+
   it('signature is tool:first 16 hex digits', () => {
     expect(signatureOf('grep', { q: 1 })).toMatch(/^grep:[0-9a-f]{16}$/);
     expect(signatureOf('grep', { q: 1 })).toBe(`grep:${argsHash({ q: 1 }).slice(0, 16)}`);

@@ -5,13 +5,18 @@ import { ATTR_GEN_AI_CONVERSATION_ID } from './semconv.js';
 const SCOPE_KEY = createContextKey('loopguard.scope');
 const local = new AsyncLocalStorage<string>();
 
-/** Where a scope came from; `conversation` scopes are also recorded as `gen_ai.conversation.id`. */
+/** Where a scope came from (the conversation, when there is one, is recorded either way). */
 export type ScopeSource = 'explicit' | 'conversation' | 'trace' | 'process';
 
 /** A resolved scope key. */
 export interface ResolvedScope {
   scope: string;
   source: ScopeSource;
+  /**
+   * The conversation of the context (`withScope`, or the baggage entry), also when an explicit
+   * scope decides the engine's scope: a span records it as `gen_ai.conversation.id` when known.
+   */
+  conversation: string | undefined;
 }
 
 /**
@@ -29,23 +34,26 @@ export function withScope<T>(scope: string, fn: () => T): T {
   return local.run(scope, () => context.with(ctx, fn));
 }
 
+/** The conversation id of a context: `withScope` (OTel context, baggage, own storage). */
+function conversationOf(ctx: Context): string | undefined {
+  const fromContext = ctx.getValue(SCOPE_KEY);
+  if (typeof fromContext === 'string' && fromContext) return fromContext;
+  const fromBaggage = propagation.getBaggage(ctx)?.getEntry(ATTR_GEN_AI_CONVERSATION_ID)?.value;
+  if (fromBaggage) return fromBaggage;
+  return local.getStore() || undefined;
+}
+
 /**
  * Scope resolution order: explicit scope; `gen_ai.conversation.id` from `withScope` (context or
  * baggage); the trace id of the active span (the enclosing `invoke_agent` trace); `"process"`.
  */
 export function resolveScope(explicit: string | undefined, ctx: Context): ResolvedScope {
-  if (explicit) return { scope: explicit, source: 'explicit' };
-  const fromContext = ctx.getValue(SCOPE_KEY);
-  if (typeof fromContext === 'string' && fromContext) {
-    return { scope: fromContext, source: 'conversation' };
-  }
-  const fromBaggage = propagation.getBaggage(ctx)?.getEntry(ATTR_GEN_AI_CONVERSATION_ID)?.value;
-  if (fromBaggage) return { scope: fromBaggage, source: 'conversation' };
-  const fromLocal = local.getStore();
-  if (fromLocal) return { scope: fromLocal, source: 'conversation' };
+  const conversation = conversationOf(ctx);
+  if (explicit) return { scope: explicit, source: 'explicit', conversation };
+  if (conversation) return { scope: conversation, source: 'conversation', conversation };
   const spanContext = trace.getSpanContext(ctx);
   if (spanContext && trace.isSpanContextValid(spanContext)) {
-    return { scope: spanContext.traceId, source: 'trace' };
+    return { scope: spanContext.traceId, source: 'trace', conversation };
   }
-  return { scope: 'process', source: 'process' };
+  return { scope: 'process', source: 'process', conversation };
 }

@@ -29,7 +29,7 @@ import type { ResultAdapter, ToolCallInfo } from './types.js';
 /** Resolves the scope, asks the engine, and starts the span (in that order). */
 function begin(state: TraceState, info: ToolCallInfo): Call {
   const parent = context.active();
-  const { scope, source } = resolveScope(info.scope, parent);
+  const { scope, conversation } = resolveScope(info.scope, parent);
   const haltBefore = state.engine.haltDecision(scope);
   const before = state.engine.beforeCall({ scope, tool: info.tool, args: info.args });
   try {
@@ -42,7 +42,7 @@ function begin(state: TraceState, info: ToolCallInfo): Call {
     };
     if (info.callId) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
     if (info.toolType) attributes[ATTR_GEN_AI_TOOL_TYPE] = info.toolType;
-    if (source === 'conversation') attributes[ATTR_GEN_AI_CONVERSATION_ID] = scope;
+    if (conversation) attributes[ATTR_GEN_AI_CONVERSATION_ID] = conversation;
     const agentName = info.agentName ?? state.agentName;
     if (agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = agentName;
     if (info.agentId) attributes[ATTR_GEN_AI_AGENT_ID] = info.agentId;

@@ -101,6 +101,8 @@ describe('MCP adapter', () => {
     const [a, b] = telemetry.spans();
     expect(a?.attributes['loopguard.outcome']).toBe('error');
     expect(a?.status.code).toBe(SpanStatusCode.ERROR);
+    // returned, not thrown: no class name, so the tool_error of docs/telemetry.md
+    expect(a?.attributes['error.type']).toBe('tool_error');
     expect(b?.attributes).toMatchObject({
       'loopguard.action': 'warn',
       'loopguard.axis': 'exact_failure',

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { captureValue, defaultRedact, resolveCapture } from '../src/capture.js';
 import { createGuard } from '../src/index.js';
 import { createTelemetry, type Telemetry } from './helpers/otel.js';
@@ -30,6 +30,27 @@ describe('capture', () => {
     const options = { redact, maxLength: 100 };
     expect(resolveCapture(options, on)).toEqual({ enabled: true, redact, maxLength: 100 });
     expect(resolveCapture(options, {}).enabled).toBe(false);
+  });
+
+  it('a guard created without a capture option follows the env var of the process', async () => {
+    telemetry = createTelemetry();
+    const call = async (value: string | undefined) => {
+      vi.stubEnv('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', value);
+      try {
+        const guard = createGuard({ tracerProvider: telemetry.tracerProvider, engine: quiet });
+        await guard.traceToolCall({ tool: 'grep', args: { q: 'x' } }, () => 'hit');
+      } finally {
+        vi.unstubAllEnvs();
+      }
+      return telemetry.spans().at(-1)?.attributes;
+    };
+    expect(await call('true')).toMatchObject({
+      'gen_ai.tool.call.arguments': '{"q":"x"}',
+      'gen_ai.tool.call.result': 'hit',
+    });
+    for (const off of [undefined, 'false']) {
+      expect(await call(off)).not.toHaveProperty('gen_ai.tool.call.arguments');
+    }
   });
 
   it('records redacted, truncated arguments and results only when enabled', async () => {
@@ -141,6 +162,30 @@ describe('capture', () => {
     const third = telemetry.spans()[2];
     expect(third?.attributes['loopguard.action']).toBe('nudge');
     expect(third?.attributes['gen_ai.tool.call.result']).toBe('hit 2');
+  });
+
+  it('captures no result for a blocked call, and the tool result a halt replaced', async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({
+      tracerProvider: telemetry.tracerProvider,
+      engine: { ...quiet, guardrails: { hardStop: true, hardStopAfter: { repetition: 2 } } },
+      capture: true,
+      onHalt: 'return',
+    });
+    let n = 0;
+    const seen: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      seen.push(
+        await guard.traceToolCall({ tool: 'create_ticket', args: { t: 1 } }, () => `T-${++n}`),
+      );
+    }
+    expect(n).toBe(2);
+    const [, halted, blocked] = telemetry.spans();
+    expect(String(seen[1])).toMatch(/^\[loopguard\]/);
+    expect(halted?.attributes['gen_ai.tool.call.result']).toBe('T-2');
+    expect(blocked?.attributes['loopguard.outcome']).toBe('blocked');
+    expect(blocked?.attributes['gen_ai.tool.call.arguments']).toBe('{"t":1}');
+    expect(blocked?.attributes).not.toHaveProperty('gen_ai.tool.call.result');
   });
 });
 

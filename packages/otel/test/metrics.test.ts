@@ -1,5 +1,11 @@
+import { DEFAULT_NUDGE_THRESHOLDS } from '@loopguard/engine';
 import { metrics as metricsApi } from '@opentelemetry/api';
-import type { DataPoint, Histogram, MetricData } from '@opentelemetry/sdk-metrics';
+import {
+  type DataPoint,
+  DataPointType,
+  type Histogram,
+  type MetricData,
+} from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGuard } from '../src/index.js';
 import { createTelemetry, type Telemetry } from './helpers/otel.js';
@@ -117,6 +123,72 @@ describe('metrics', () => {
         for (const key of FORBIDDEN) expect(point.attributes[key]).toBeUndefined();
       }
     }
+  });
+
+  it('has the contract kinds and exactly the contract attributes on every point', async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({
+      tracerProvider: telemetry.tracerProvider,
+      meterProvider: telemetry.meterProvider,
+      engine: { ...quiet, guardrails: { hardStop: true, hardStopAfter: { repetition: 2 } } },
+      onHalt: 'return',
+    });
+    const slow = () => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 20));
+    for (let i = 0; i < 3; i++) await guard.traceToolCall({ tool: 'deploy', args: {} }, slow);
+    await guard
+      .traceToolCall({ tool: 'open', args: {} }, () => Promise.reject(new RangeError('x')))
+      .catch(() => {});
+    const metrics = await telemetry.metrics();
+    const contract = {
+      'loopguard.tool.calls': ['gen_ai.tool.name', 'loopguard.action', 'loopguard.outcome'],
+      'loopguard.decisions': ['gen_ai.tool.name', 'loopguard.action', 'loopguard.axis'],
+      'loopguard.streak.length': ['gen_ai.tool.name'],
+      'gen_ai.execute_tool.duration': ['error.type', 'gen_ai.tool.name'],
+    };
+    expect([...metrics.keys()].sort()).toEqual(Object.keys(contract).sort());
+    for (const [name, keys] of Object.entries(contract)) {
+      const metric = metrics.get(name);
+      const counter = name.startsWith('loopguard.') && !name.endsWith('.length');
+      expect(metric?.dataPointType, name).toBe(
+        counter ? DataPointType.SUM : DataPointType.HISTOGRAM,
+      );
+      if (metric?.dataPointType === DataPointType.SUM) expect(metric.isMonotonic, name).toBe(true);
+      const seen = new Set<string>();
+      for (const point of metric?.dataPoints ?? []) {
+        for (const key of Object.keys(point.attributes)) seen.add(key);
+        expect(keys, name).toEqual(expect.arrayContaining(Object.keys(point.attributes)));
+        expect(point.attributes['gen_ai.tool.name'], name).toBeTypeOf('string');
+      }
+      // error.type only on the points of failed and blocked calls
+      expect([...seen].sort(), name).toEqual(keys);
+    }
+    const values = (name: string, key: string) =>
+      new Set(metrics.get(name)?.dataPoints.map((p) => p.attributes[key]));
+    expect(values('loopguard.tool.calls', 'loopguard.outcome')).toEqual(
+      new Set(['ok', 'error', 'blocked']),
+    );
+    expect(values('gen_ai.execute_tool.duration', 'error.type')).toEqual(
+      new Set([undefined, 'RangeError', 'loopguard.blocked']),
+    );
+    // buckets: every default nudge threshold is a streak bound; durations in seconds, with
+    // sub-second resolution (a 20 ms call does not share a bucket with a 1 s one)
+    const bounds = (name: string, tool: string) =>
+      (
+        metrics.get(name)?.dataPoints.find((p) => p.attributes['gen_ai.tool.name'] === tool)
+          ?.value as Histogram | undefined
+      )?.buckets;
+    expect(bounds('loopguard.streak.length', 'deploy')?.boundaries).toEqual(
+      expect.arrayContaining([...DEFAULT_NUDGE_THRESHOLDS]),
+    );
+    const duration = metrics
+      .get('gen_ai.execute_tool.duration')
+      ?.dataPoints.find((p) => p.attributes['error.type'] === undefined)?.value as
+      | Histogram
+      | undefined;
+    expect(duration?.count).toBe(2);
+    const filled = duration?.buckets.counts.findIndex((n) => n > 0) ?? -1;
+    expect(duration?.buckets.boundaries[filled]).toBeLessThanOrEqual(0.5);
+    expect(duration?.buckets.boundaries.at(-1)).toBeGreaterThanOrEqual(10);
   });
 
   it('keeps counter sums cumulative and per attribute set across collections', async () => {

@@ -91,10 +91,12 @@ describe('scope resolution', () => {
     );
     const [explicit, fromBaggage, bare] = telemetry.spans();
     expect(explicit?.attributes['loopguard.scope']).toBe('explicit');
-    expect(explicit?.attributes['gen_ai.conversation.id']).toBeUndefined();
+    // the conversation is known all the same: recorded (contract section 2, "when known")
+    expect(explicit?.attributes['gen_ai.conversation.id']).toBe('conv');
     expect(fromBaggage?.attributes['loopguard.scope']).toBe('from-baggage');
     expect(fromBaggage?.attributes['gen_ai.conversation.id']).toBe('from-baggage');
     expect(bare?.attributes['loopguard.scope']).toBe('process');
+    expect(bare?.attributes['gen_ai.conversation.id']).toBeUndefined();
     expect(trace.getActiveSpan()).toBeUndefined();
   });
 });

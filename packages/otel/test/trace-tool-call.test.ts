@@ -39,7 +39,14 @@ describe('traceToolCall', () => {
     for (let i = 1; i <= 9; i++) {
       results.push(
         await guard.traceToolCall(
-          { tool: 'lookup_user', args, scope: 'run-1', callId: `call-${i}`, toolType: 'function' },
+          {
+            tool: 'lookup_user',
+            args,
+            scope: 'run-1',
+            callId: `call-${i}`,
+            toolType: 'function',
+            agentId: 'agent-7',
+          },
           () => `user 42 (attempt ${i})`,
         ),
       );
@@ -57,6 +64,7 @@ describe('traceToolCall', () => {
         'gen_ai.tool.call.id': `call-${n}`,
         'gen_ai.tool.type': 'function',
         'gen_ai.agent.name': 'support-bot',
+        'gen_ai.agent.id': 'agent-7',
         'loopguard.signature': signatureOf('lookup_user', args),
         'loopguard.args_hash': argsHash(args),
         'loopguard.scope': 'run-1',
@@ -88,6 +96,35 @@ describe('traceToolCall', () => {
       }
       expect(span.status.code).not.toBe(SpanStatusCode.ERROR);
     });
+  });
+
+  it('adds one event per finding, each with its own axis, threshold, count and message', async () => {
+    const guard = setup({ engine: { ...quiet, tools: { lookup: { kind: 'idempotent' } } } });
+    const results: string[] = [];
+    // the same result three times: no_progress warns from the 2nd, the streak nudges at the 3rd
+    for (let i = 0; i < 3; i++) {
+      results.push(await guard.traceToolCall({ tool: 'lookup', args: { q: 1 } }, () => 'same'));
+    }
+    const third = telemetry.spans()[2];
+    expect(third?.events.map((e) => [e.name, e.attributes?.['loopguard.axis']])).toEqual([
+      ['loopguard.warn', 'no_progress'],
+      ['loopguard.nudge', 'streak'],
+    ]);
+    expect(third?.events.map((e) => e.attributes?.['loopguard.threshold'])).toEqual([2, 3]);
+    expect(third?.events.map((e) => e.attributes?.['loopguard.count'])).toEqual([3, 3]);
+    const messages = third?.events.map((e) => e.attributes?.['loopguard.message']) ?? [];
+    expect(new Set(messages).size).toBe(2);
+    for (const message of messages) expect(results[2]).toContain(message as string);
+    // the span carries the strongest action and its axis, and the level of the nudge that fired
+    expect(third?.attributes).toMatchObject({
+      'loopguard.action': 'warn',
+      'loopguard.axis': 'no_progress',
+      'loopguard.nudge.level': 1,
+    });
+    // loopguard.decisions counts what the events show: one per finding (docs/telemetry.md)
+    const events = telemetry.spans().flatMap((span) => span.events);
+    const decisions = (await telemetry.metrics()).get('loopguard.decisions')?.dataPoints ?? [];
+    expect(decisions.reduce((sum, p) => sum + Number(p.value), 0)).toBe(events.length);
   });
 
   it('parallel calls: each span carries its own attempt, the nudge fires once', async () => {
