@@ -57,11 +57,23 @@ function boundOf(route: Route): BoundTable | undefined {
     : undefined;
 }
 
+/** The set (non-empty) entries of hash parameters, in a fixed order, to compare two views. */
+function viewKey(view: Record<string, string>): string {
+  const set = Object.entries(view).filter(([, value]) => value !== '');
+  return JSON.stringify(set.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /**
- * The sort, order and page of the table of `route` as hash parameters (defaults left out). The
- * page is only kept for the list the table shows (another signature's sessions start at 1).
+ * The sort, order and page of the table of `route` as hash parameters (defaults left out), for a
+ * link whose range and filters are `view` (default: the current ones). The page is only kept for
+ * the list the table shows: the same signature with the same range and filters (the table's page
+ * always belongs to the current filters, which reset it). Another signature's sessions, or the same
+ * signature in another service, start at page 1.
  */
-export function tableParams(route: Route): Record<string, string> {
+export function tableParams(
+  route: Route,
+  view: Record<string, string> = viewParams(),
+): Record<string, string> {
   const bound = boundOf(route);
   if (!bound) return {};
   const { table } = bound;
@@ -69,7 +81,8 @@ export function tableParams(route: Route): Record<string, string> {
   if (table.sort.value !== bound.sort) out.sort = table.sort.value;
   if (table.order.value !== 'desc') out.order = table.order.value;
   const page = Math.floor(table.offset.value / PAGE_SIZE) + 1;
-  if (page > 1 && listOf(route) === bound.list) out.page = String(page);
+  const sameList = listOf(route) === bound.list && viewKey(view) === viewKey(viewParams());
+  if (page > 1 && sameList) out.page = String(page);
   return out;
 }
 

@@ -1,0 +1,74 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningDashboard } from '../../src/server/index.js';
+import { closeUiSession, openRoute, startUiSession } from './harness.js';
+import type { SeedCall, SeedSession } from './seed.js';
+
+// Which page a list opens on when it is reached from a row, a tab or Back.
+
+const SHARED: SeedCall = { tool: 'shared_probe', args: { k: 'v' }, action: 'allow' };
+/** One signature in two services: 55 sessions in svc-a, 3 in svc-b. */
+const RUNS: SeedSession[] = [
+  ...Array.from({ length: 55 }, (_, i) => ({ service: 'svc-a', scope: `a-${i}`, calls: [SHARED] })),
+  ...Array.from({ length: 3 }, (_, i) => ({ service: 'svc-b', scope: `b-${i}`, calls: [SHARED] })),
+];
+
+const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000, interval: 100 });
+
+describe('dashboard UI list pages in Chromium', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'loopguard-ui-pages-'));
+  let dash: RunningDashboard;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const hash = () => new URL(page.url()).hash;
+  const rows = () => page.locator('table.data-table tbody tr');
+  const open = (route: string) => openRoute(page, dash, route);
+
+  beforeAll(async () => {
+    ({ dash, browser, page } = await startUiSession({
+      db: join(dir, 'pages.duckdb'),
+      sessions: RUNS,
+      agoMs: 10 * 60_000,
+      viewport: { width: 1440, height: 900 },
+      pageErrors,
+    }));
+  });
+
+  afterAll(() => closeUiSession({ dash, browser }, dir));
+
+  it("a hotspot row opens its service's sessions on page 1, not the page another service's list was left on", async () => {
+    const pager = page.getByRole('navigation', { name: 'session pages' });
+    const hotspot = (service: string) => rows().filter({ hasText: service }).locator('td').first();
+    await open('#/hotspots');
+    await hotspot('svc-a').click();
+    await poll(() => pager.textContent()).toMatch(/^1–50 of 55 sessions/);
+    // the same signature in every service, on its second page
+    await page.getByLabel('service', { exact: true }).selectOption('');
+    await poll(() => pager.textContent()).toMatch(/^1–50 of 58 sessions/);
+    await pager.getByRole('button', { name: 'Next ›' }).click();
+    await poll(() => pager.textContent()).toMatch(/^51–58 of 58 sessions/);
+    const allServicesPage2 = hash();
+
+    await page
+      .getByRole('navigation', { name: 'Pages' })
+      .getByRole('link', { name: 'Hotspots' })
+      .click();
+    await hotspot('svc-b').click();
+    await poll(() => hash()).toContain('service=svc-b');
+    await poll(() => pager.textContent()).toMatch(/^1–3 of 3 sessions/);
+    expect(hash()).not.toContain('page=');
+    expect(await rows().count()).toBe(3);
+
+    // Back still leads to the list as it was left
+    await page.goBack();
+    await poll(() => hash()).toMatch(/^#\/hotspots/);
+    await page.goBack();
+    await poll(() => hash()).toBe(allServicesPage2);
+    await poll(() => pager.textContent()).toMatch(/^51–58 of 58 sessions/);
+    expect(pageErrors).toEqual([]);
+  });
+});
