@@ -39,9 +39,11 @@ export function SessionHeader({ session }: { session: SessionRow }) {
           longest streak{' '}
           <strong data-testid="session-streak">{fmtInt(session.longestStreak)}</strong>
         </span>
-        <span>
-          {fmtTime(session.start)} · {fmtMs(session.end - session.start)}
-        </span>
+        {session.calls > 0 && (
+          <span>
+            {fmtTime(session.start)} · {fmtMs(session.end - session.start)}
+          </span>
+        )}
       </div>
     </header>
   );
