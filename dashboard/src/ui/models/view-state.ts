@@ -2,7 +2,14 @@ import { signal } from '@preact/signals';
 import type { LoopAction } from '../../store/types.js';
 import type { Route } from '../routes.js';
 import { ACTIONS, action, search, service, tool } from './filters.js';
-import { PRESETS, type RangePreset, range, rangeParams, type TimeRange } from './range.js';
+import {
+  customRangeProblem,
+  PRESETS,
+  type RangePreset,
+  range,
+  rangeParams,
+  type TimeRange,
+} from './range.js';
 import { PAGE_SIZE, type TableState } from './table.js';
 
 const DEFAULT_PRESET: RangePreset = '24h';
@@ -26,7 +33,8 @@ export function viewParams(): Record<string, string> {
 function rangeOf(params: URLSearchParams): TimeRange {
   const from = Number(params.get('from'));
   const to = Number(params.get('to'));
-  if (params.has('from') && params.has('to') && Number.isFinite(from) && from < to) {
+  // bounds the API would refuse (a fraction, before 1970) fall back to the default range
+  if (params.has('from') && params.has('to') && customRangeProblem(from, to) === '') {
     return { kind: 'custom', from, to };
   }
   const preset = params.get('range');
