@@ -71,4 +71,28 @@ describe('dashboard UI list pages in Chromium', () => {
     await poll(() => pager.textContent()).toMatch(/^51–58 of 58 sessions/);
     expect(pageErrors).toEqual([]);
   });
+
+  it('a list says it is loading while a slow server has not answered yet', async () => {
+    const isList = (url: URL) =>
+      url.pathname === '/api/hotspots' || url.pathname === '/api/sessions';
+    await page.route(isList, async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue().catch(() => undefined);
+    });
+    try {
+      for (const [route, title] of [
+        ['#/hotspots', 'Hotspots'],
+        ['#/sessions', 'Sessions'],
+      ] as const) {
+        await open(route);
+        await page.getByRole('heading', { name: title }).waitFor();
+        await poll(() => page.locator('main').textContent()).toContain('Loading…');
+        await rows().first().waitFor();
+        expect(await page.locator('main').textContent()).not.toContain('Loading…');
+      }
+    } finally {
+      await page.unroute(isList);
+    }
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -70,9 +70,11 @@ const COLUMNS: Column<Hotspot, Key>[] = [
   },
 ];
 
+const hotspotsUrl = () => apiUrl('hotspots', table.params());
+
 /** Repeated call signatures, aggregated; a row opens the sessions that made those calls. */
 export function Hotspots() {
-  const page = useResource<Page<Hotspot>>(() => apiUrl('hotspots', table.params()));
+  const page = useResource<Page<Hotspot>>(hotspotsUrl);
   const s = page.state.value;
   return (
     <div class="page">
@@ -81,6 +83,7 @@ export function Hotspots() {
         Tool calls repeated with identical arguments. Click a row to see the sessions that made it.
       </p>
       {s.status === 'error' && <ErrorNotice error={s.error} />}
+      {!s.data && s.status === 'loading' && <p class="muted">Loading…</p>}
       {s.data && s.data.total === 0 && <EmptyState filtered={hasFilters()} />}
       {s.data && s.data.total > 0 && (
         <>

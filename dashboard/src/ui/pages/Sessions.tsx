@@ -103,11 +103,11 @@ const COLUMNS: Column<SessionRow, Key>[] = [
   },
 ];
 
+const sessionsUrl = () => apiUrl('sessions', table.params({ signature: signature() }));
+
 /** Agent runs (scopes) with their loop badges; optionally only those that made one signature. */
 export function Sessions() {
-  const page = useResource<Page<SessionRow>>(() =>
-    apiUrl('sessions', table.params({ signature: signature() })),
-  );
+  const page = useResource<Page<SessionRow>>(sessionsUrl);
   const s = page.state.value;
   const sig = signature();
   return (
@@ -128,6 +128,7 @@ export function Sessions() {
         </p>
       )}
       {s.status === 'error' && <ErrorNotice error={s.error} />}
+      {!s.data && s.status === 'loading' && <p class="muted">Loading…</p>}
       {s.data && s.data.total === 0 && <EmptyState filtered={hasFilters() || Boolean(sig)} />}
       {s.data && s.data.total > 0 && (
         <>
