@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningDashboard } from '../../src/server/index.js';
 import { closeUiSession, openRoute, startUiSession } from './harness.js';
-import type { SeedCall, SeedSession } from './seed.js';
+import { type SeedCall, type SeedSession, signatureOf } from './seed.js';
 
 // Which page a list opens on when it is reached from a row, a tab or Back.
 
@@ -69,6 +69,24 @@ describe('dashboard UI list pages in Chromium', () => {
     await page.goBack();
     await poll(() => hash()).toBe(allServicesPage2);
     await poll(() => pager.textContent()).toMatch(/^51–58 of 58 sessions/);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('a link to a page past the end of a list (it has shrunk since) opens its last page', async () => {
+    const pager = page.getByRole('navigation', { name: 'session pages' });
+    const signature = encodeURIComponent(signatureOf(SHARED.tool, SHARED.args));
+    await open(`#/sessions?signature=${signature}&service=svc-a&page=9`);
+    await poll(() => pager.textContent()).toMatch(/^51–55 of 55 sessions/);
+    await poll(() => hash()).toBe(`#/sessions?signature=${signature}&service=svc-a&page=2`);
+    await poll(() => rows().count()).toBe(5);
+
+    await open(`#/sessions?signature=${signature}&service=svc-b&page=5`);
+    await poll(() => pager.textContent()).toMatch(/^1–3 of 3 sessions/);
+    await poll(() => hash()).toBe(`#/sessions?signature=${signature}&service=svc-b`);
+
+    await open('#/hotspots?page=4');
+    const hotspots = page.getByRole('navigation', { name: 'signature pages' });
+    await poll(() => hotspots.textContent()).toMatch(/^1–2 of 2 signatures/);
     expect(pageErrors).toEqual([]);
   });
 

@@ -10,6 +10,7 @@ import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
 import { linkTo, navigate } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
+import { usePageInRange } from '../models/use-page-in-range.js';
 import { useResource } from '../models/use-resource.js';
 import { bindTable } from '../models/view-state.js';
 
@@ -76,6 +77,7 @@ const hotspotsUrl = () => apiUrl('hotspots', table.params());
 export function Hotspots() {
   const page = useResource<Page<Hotspot>>(hotspotsUrl);
   const s = page.state.value;
+  usePageInRange(table.offset, s, hotspotsUrl(), PAGE_SIZE);
   return (
     <div class="page">
       <h1 class="page-title">Hotspots</h1>

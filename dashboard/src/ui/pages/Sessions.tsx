@@ -11,6 +11,7 @@ import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
 import { linkTo, navigate, route } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
+import { usePageInRange } from '../models/use-page-in-range.js';
 import { useResource } from '../models/use-resource.js';
 import { bindTable } from '../models/view-state.js';
 import { sessionFromList } from '../routes.js';
@@ -109,6 +110,7 @@ const sessionsUrl = () => apiUrl('sessions', table.params({ signature: signature
 export function Sessions() {
   const page = useResource<Page<SessionRow>>(sessionsUrl);
   const s = page.state.value;
+  usePageInRange(table.offset, s, sessionsUrl(), PAGE_SIZE);
   const sig = signature();
   return (
     <div class="page">
