@@ -76,6 +76,24 @@ describe('dashboard UI with a slow server, odd data and deep links', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('an answer that is not JSON (a proxy page) is named as such, not as a SyntaxError', async () => {
+    const isHotspots = (url: URL) => url.pathname === '/api/hotspots';
+    await page.route(isHotspots, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<html>Sign in</html>' }),
+    );
+    try {
+      await open('#/hotspots');
+      const notice = page.locator('.error-notice');
+      await notice.waitFor();
+      expect(await notice.textContent()).toBe(
+        'Could not load data: The server answered api/hotspots with text/html instead of JSON (a proxy or login page in between?)',
+      );
+    } finally {
+      await page.unroute(isHotspots);
+    }
+    expect(pageErrors).toEqual([]);
+  });
+
   it('long names without spaces wrap or clip inside the window on the overview and a timeline', async () => {
     const tool = `mcp__files__${'t'.repeat(150)}`;
     const service = `agent-${'s'.repeat(200)}`;
