@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningDashboard } from '../../src/server/index.js';
 import type { Hotspot, Page as ListPage, Summary } from '../../src/store/types.js';
 import { closeUiSession, fmtInt, openRoute, screenshot, startUiSession } from './harness.js';
-import { SESSIONS } from './seed.js';
+import { SESSIONS, type SeedSession } from './seed.js';
 
 // Totals of a busy fleet over a long range, as the API gives them.
 
@@ -37,6 +37,13 @@ const HOTSPOT: Hotspot = {
   lastSeen: Date.now(),
 };
 
+/** A session of a single call. */
+const SOLO: SeedSession = {
+  service: 'solo-agent',
+  scope: 'solo-run',
+  calls: [{ tool: 'ls', args: {}, action: 'allow' }],
+};
+
 const json = (body: unknown) => ({
   status: 200,
   contentType: 'application/json',
@@ -53,7 +60,7 @@ describe('dashboard UI with huge numbers in Chromium', () => {
   beforeAll(async () => {
     ({ dash, browser, page } = await startUiSession({
       db: join(dir, 'numbers.duckdb'),
-      sessions: SESSIONS,
+      sessions: [...SESSIONS, SOLO],
       agoMs: 5 * 60_000,
       viewport: { width: 1280, height: 800 },
       pageErrors,
@@ -103,6 +110,15 @@ describe('dashboard UI with huge numbers in Chromium', () => {
       });
       expect(lines, (await cell.textContent()) ?? '').toBe(1);
     }
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('a session of one call reads "1 call"', async () => {
+    await openRoute(page, dash, `#/sessions/${SOLO.scope}`);
+    await page.getByTestId('session-calls').waitFor();
+    const meta = (await page.locator('.session-meta').textContent()) ?? '';
+    expect(meta).toContain('1 call');
+    expect(meta).not.toContain('1 calls');
     expect(pageErrors).toEqual([]);
   });
 

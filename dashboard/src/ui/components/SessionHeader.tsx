@@ -33,7 +33,8 @@ export function SessionHeader({ session }: { session: SessionRow }) {
           </span>
         )}
         <span>
-          <strong data-testid="session-calls">{fmtInt(session.calls)}</strong> calls
+          <strong data-testid="session-calls">{fmtInt(session.calls)}</strong>{' '}
+          {session.calls === 1 ? 'call' : 'calls'}
         </span>
         <span>
           longest streak{' '}
