@@ -90,6 +90,25 @@ describe('dashboard UI list pages in Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('selecting text in a row (to copy it) does not open the row; a click does', async () => {
+    await open('#/hotspots');
+    const row = rows().filter({ hasText: 'svc-a' });
+    const cell = row.locator('td').nth(2);
+    const box = await cell.boundingBox();
+    if (!box) throw new Error('no service cell');
+    await page.mouse.move(box.x + 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForTimeout(300);
+    expect(hash()).toBe('#/hotspots');
+    expect(await page.evaluate(() => String(getSelection()).trim())).toBe('svc-a');
+
+    await cell.click();
+    await poll(() => hash()).toContain('service=svc-a');
+    expect(pageErrors).toEqual([]);
+  });
+
   it('a list says it is loading while a slow server has not answered yet', async () => {
     const isList = (url: URL) =>
       url.pathname === '/api/hotspots' || url.pathname === '/api/sessions';
