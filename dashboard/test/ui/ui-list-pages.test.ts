@@ -102,7 +102,7 @@ describe('dashboard UI list pages in Chromium', () => {
     await page.mouse.up();
     await page.waitForTimeout(300);
     expect(hash()).toBe('#/hotspots');
-    expect(await page.evaluate(() => String(getSelection()).trim())).toBe('svc-a');
+    expect(await page.evaluate('String(getSelection()).trim()')).toBe('svc-a');
 
     await cell.click();
     await poll(() => hash()).toContain('service=svc-a');

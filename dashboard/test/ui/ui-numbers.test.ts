@@ -86,8 +86,8 @@ describe('dashboard UI with huge numbers in Chromium', () => {
     expect(await cards.count()).toBe(8);
     for (const card of await cards.all()) {
       const overflow = await card.evaluate((el) => {
-        const dd = el.querySelector('dd') as HTMLElement;
-        return dd.scrollWidth - (el as HTMLElement).clientWidth;
+        const dd = el.querySelector('dd');
+        return (dd?.scrollWidth ?? Number.POSITIVE_INFINITY) - el.clientWidth;
       });
       expect(overflow, (await card.textContent()) ?? '').toBeLessThanOrEqual(0);
     }
@@ -104,7 +104,7 @@ describe('dashboard UI with huge numbers in Chromium', () => {
     await cells.first().waitFor();
     for (const cell of await cells.all()) {
       const lines = await cell.evaluate((el) => {
-        const range = document.createRange();
+        const range = el.ownerDocument.createRange();
         range.selectNodeContents(el);
         return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
       });
