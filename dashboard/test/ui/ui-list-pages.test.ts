@@ -90,6 +90,26 @@ describe('dashboard UI list pages in Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('a link sorting by a column the list cannot sort by opens the list in its default order', async () => {
+    for (const [route, fixed] of [
+      ['#/hotspots?sort=repeatTime', '#/hotspots'],
+      ['#/sessions?sort=duration&order=asc', '#/sessions?order=asc'],
+    ] as const) {
+      await open(route);
+      await poll(() => hash()).toBe(fixed);
+      await rows().first().waitFor();
+      expect(await page.locator('.error-notice').count()).toBe(0);
+    }
+    // and the tab link back to the sessions list no longer carries it either
+    const tabs = page.getByRole('navigation', { name: 'Pages' });
+    await tabs.getByRole('link', { name: 'Hotspots' }).click();
+    await poll(() => hash()).toBe('#/hotspots');
+    await tabs.getByRole('link', { name: 'Sessions' }).click();
+    await poll(() => hash()).toBe('#/sessions?order=asc');
+    await rows().first().waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
   it('selecting text in a row (to copy it) does not open the row; a click does', async () => {
     await open('#/hotspots');
     const row = rows().filter({ hasText: 'svc-a' });

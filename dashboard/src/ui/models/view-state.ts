@@ -47,6 +47,8 @@ function rangeOf(params: URLSearchParams): TimeRange {
 interface BoundTable {
   table: TableState<string>;
   sort: string;
+  /** The columns it can be sorted by. */
+  sortable: readonly string[];
   /** The list the page belongs to: the signature of a sessions list ('' for all). */
   list: string;
 }
@@ -100,12 +102,27 @@ function applyTable(route: Route, params: URLSearchParams, bound = boundOf(route
   const page = Number(params.get('page') ?? '1');
   const offset = Number.isSafeInteger(page) && page > 1 ? (page - 1) * PAGE_SIZE : 0;
   const order = params.get('order') === 'asc' ? 'asc' : 'desc';
-  bound.table.restore(params.get('sort') || bound.sort, order, offset);
+  // a column it cannot be sorted by (an old bookmark, a typo) would make the API refuse the list
+  const sort = params.get('sort') ?? '';
+  bound.table.restore(bound.sortable.includes(sort) ? sort : bound.sort, order, offset);
 }
 
-/** Keeps the sort, order and page of a list page's table in its hash (`sort` is the default). */
-export function bindTable<K extends string>(page: ListPage, table: TableState<K>, sort: K): void {
-  const bound: BoundTable = { table: table as unknown as TableState<string>, sort, list: '' };
+/**
+ * Keeps the sort, order and page of a list page's table in its hash (`sort` is the default; a
+ * hash may only sort by one of `sortable`).
+ */
+export function bindTable<K extends string>(
+  page: ListPage,
+  table: TableState<K>,
+  sort: K,
+  sortable: readonly K[],
+): void {
+  const bound: BoundTable = {
+    table: table as unknown as TableState<string>,
+    sort,
+    sortable,
+    list: '',
+  };
   if (applied?.route.page === page) applyTable(applied.route, applied.params, bound);
   tables.value = { ...tables.peek(), [page]: bound };
 }

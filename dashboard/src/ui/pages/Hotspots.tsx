@@ -17,7 +17,6 @@ import { bindTable } from '../models/view-state.js';
 type Key = keyof Hotspot;
 
 const table = createTableState<Key>('calls');
-bindTable('hotspots', table, 'calls');
 
 const COLUMNS: Column<Hotspot, Key>[] = [
   { key: 'tool', label: 'Tool', render: (h) => <Clipped text={h.tool} /> },
@@ -70,6 +69,12 @@ const COLUMNS: Column<Hotspot, Key>[] = [
     render: (h) => <span title={fmtTime(h.lastSeen)}>{fmtAgo(h.lastSeen)}</span>,
   },
 ];
+bindTable(
+  'hotspots',
+  table,
+  'calls',
+  COLUMNS.filter((c) => c.sortable !== false).map((c) => c.key),
+);
 
 const hotspotsUrl = () => apiUrl('hotspots', table.params());
 

@@ -19,7 +19,6 @@ import { sessionFromList } from '../routes.js';
 type Key = keyof SessionRow | 'duration';
 
 const table = createTableState<Key>('end');
-bindTable('sessions', table, 'end');
 
 const signature = () => (route.value.page === 'sessions' ? route.value.signature : undefined);
 
@@ -103,6 +102,12 @@ const COLUMNS: Column<SessionRow, Key>[] = [
     render: (s) => <ShortTime ms={s.end} />,
   },
 ];
+bindTable(
+  'sessions',
+  table,
+  'end',
+  COLUMNS.filter((c) => c.sortable !== false).map((c) => c.key),
+);
 
 const sessionsUrl = () => apiUrl('sessions', table.params({ signature: signature() }));
 
