@@ -1,22 +1,38 @@
 const integer = new Intl.NumberFormat('en-US');
 
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+
 /** 12345 -> "12,345". */
 export function fmtInt(n: number): string {
   return integer.format(n);
 }
 
-/** 0.1234 -> "12.3%"; a share under 0.005% -> "<0.01%" (there are loops, however few). */
-export function fmtPct(share: number): string {
-  // a share that exists but rounds to nothing is not shown as none
-  if (share > 0 && share < 0.00005) return '<0.01%';
-  return `${(share * 100).toFixed(share > 0 && share < 0.01 ? 2 : 1)}%`;
+/**
+ * A count for a narrow place: "987,654" up to a million, then "1.2M", "123.5B" (show fmtInt in a
+ * title beside it).
+ */
+export function fmtCount(n: number): string {
+  return Math.abs(n) < 1_000_000 ? integer.format(n) : compact.format(n);
 }
 
 /**
- * Seconds as "850 ms", "12.4 s", "3 m 20 s", "2 h 5 m". The value is rounded first, so one that
- * rounds up to the next unit is shown in it (119.6 s is "2 m 0 s", never "1 m 60 s").
+ * 0.1234 -> "12.3%"; a share under 0.005% -> "<0.01%" (there are loops, however few), and one
+ * short of all that would round to 100% -> ">99.9%" (not every call looped).
+ */
+export function fmtPct(share: number): string {
+  // a share that exists but rounds to nothing is not shown as none, nor one short of all as all
+  if (share > 0 && share < 0.00005) return '<0.01%';
+  const text = (share * 100).toFixed(share > 0 && share < 0.01 ? 2 : 1);
+  return share < 1 && text === '100.0' ? '>99.9%' : `${text}%`;
+}
+
+/**
+ * Seconds as "850 ms", "12.4 s", "3 m 20 s", "2 h 5 m", "3 d 4 h"; "–" for no number. The value
+ * is rounded first, so one that rounds up to the next unit is shown in it (119.6 s is "2 m 0 s",
+ * never "1 m 60 s").
  */
 export function fmtSeconds(s: number): string {
+  if (!Number.isFinite(s)) return '–';
   const ms = Math.round(s * 1000);
   if (ms < 1000) return `${ms} ms`;
   if (Number(s.toFixed(2)) < 10) return `${s.toFixed(2)} s`;
@@ -24,7 +40,9 @@ export function fmtSeconds(s: number): string {
   const whole = Math.round(s);
   if (whole < 3600) return `${Math.floor(whole / 60)} m ${whole % 60} s`;
   const minutes = Math.round(s / 60);
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} m`;
+  if (minutes < 24 * 60) return `${Math.floor(minutes / 60)} h ${minutes % 60} m`;
+  const hours = Math.round(s / 3600);
+  return `${fmtInt(Math.floor(hours / 24))} d ${hours % 24} h`;
 }
 
 /** Milliseconds, same style as fmtSeconds. */
@@ -89,7 +107,7 @@ export function fmtBucket(ms: number): string {
   return fmtMs(ms);
 }
 
-/** "1 call", "3 calls". */
-export function plural(n: number, noun: string): string {
-  return `${fmtInt(n)} ${noun}${n === 1 ? '' : 's'}`;
+/** "1 call", "3 calls" (`fmt` writes the number: fmtInt, or fmtCount for a narrow place). */
+export function plural(n: number, noun: string, fmt: (n: number) => string = fmtInt): string {
+  return `${fmt(n)} ${noun}${n === 1 ? '' : 's'}`;
 }

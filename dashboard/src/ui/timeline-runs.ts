@@ -22,12 +22,15 @@ export interface Run {
   end: number;
 }
 
-/** Groups calls in time order into runs of the same signature. */
+/**
+ * Groups calls in time order into runs of the same signature. A call without a signature (a plain
+ * GenAI span, not guarded by loopguard) is a run of its own: nothing says it repeated the last one.
+ */
 export function groupRuns(calls: readonly TimelineCall[], offset = 0): Run[] {
   const runs: Run[] = [];
   let current: Run | undefined;
   calls.forEach((call, i) => {
-    if (!current || current.signature !== call.signature) {
+    if (!current || current.signature !== call.signature || call.signature === '') {
       current = {
         first: offset + i,
         calls: [],

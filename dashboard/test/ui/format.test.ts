@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { fmtBucket, fmtPct, fmtSeconds, fmtShortTime, fmtTime } from '../../src/ui/format.js';
+import {
+  fmtBucket,
+  fmtCount,
+  fmtPct,
+  fmtSeconds,
+  fmtShortTime,
+  fmtTime,
+} from '../../src/ui/format.js';
 
 describe('fmtBucket', () => {
   it.each([
@@ -26,6 +33,26 @@ describe('fmtPct', () => {
   ])('%f is "%s" (a share that exists never reads as none)', (share, text) => {
     expect(fmtPct(share)).toBe(text);
   });
+
+  it.each([
+    [0.99999, '>99.9%'],
+    [0.99951, '>99.9%'],
+    [0.9994, '99.9%'],
+  ])('%f is "%s" (one short of all never reads as all)', (share, text) => {
+    expect(fmtPct(share)).toBe(text);
+  });
+});
+
+describe('fmtCount', () => {
+  it.each([
+    [0, '0'],
+    [987_654, '987,654'],
+    [1_234_567, '1.2M'],
+    [123_456_789_012, '123.5B'],
+    [9_007_199_254_740_991, '9007.2T'],
+  ])('%i is "%s" (short enough for a card)', (n, text) => {
+    expect(fmtCount(n)).toBe(text);
+  });
 });
 
 describe('fmtSeconds', () => {
@@ -35,9 +62,18 @@ describe('fmtSeconds', () => {
     [12.4, '12.4 s'],
     [200, '3 m 20 s'],
     [7500, '2 h 5 m'],
+    [3 * 86_400 + 4 * 3600, '3 d 4 h'],
+    [1e10, '115,740 d 18 h'],
   ])('%f s is "%s"', (s, text) => {
     expect(fmtSeconds(s)).toBe(text);
   });
+
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, null as unknown as number])(
+    '%s is "–", never "NaN h NaN m"',
+    (s) => {
+      expect(fmtSeconds(s)).toBe('–');
+    },
+  );
 
   it.each([
     [0.9996, '1.00 s'],
@@ -46,6 +82,7 @@ describe('fmtSeconds', () => {
     [119.6, '2 m 0 s'],
     [3599.7, '1 h 0 m'],
     [7199, '2 h 0 m'],
+    [86_399, '1 d 0 h'],
   ])('%f s rounds into the next unit ("%s"), never "60 s" or "60 m"', (s, text) => {
     expect(fmtSeconds(s)).toBe(text);
   });

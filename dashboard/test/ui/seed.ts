@@ -117,19 +117,23 @@ export const SESSIONS: SeedSession[] = [
   ),
 ];
 
-/** Exports the sessions as real OTLP/HTTP JSON through the OTel SDK; calls are `stepMs` apart. */
+/**
+ * Exports the sessions as real OTLP/HTTP JSON through the OTel SDK; calls are `stepMs` apart.
+ * `headers` go with each export (a bearer token for a dashboard started with one).
+ */
 export async function seed(
   endpoint: string,
   sessions: SeedSession[],
   startMs: number,
   stepMs = 1000,
+  headers: Record<string, string> = {},
 ): Promise<void> {
   const services = [...new Set(sessions.map((s) => s.service))];
   for (const service of services) {
     const provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': service }),
       spanProcessors: [
-        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }), {
+        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces`, headers }), {
           maxQueueSize: 100_000,
           maxExportBatchSize: 1000,
         }),

@@ -48,6 +48,22 @@ describe('groupRuns', () => {
     expect(runs[0]).toMatchObject({ first: 2000, streak: 42, worst: 'block' });
   });
 
+  it('never joins calls without a signature (plain GenAI spans): nothing says they repeated', () => {
+    const unsigned = (tool: string, time: number) => ({ ...call('', 'allow', 0, time), tool });
+    const runs = groupRuns([
+      unsigned('read_file', 0),
+      unsigned('grep', 100),
+      unsigned('grep', 200),
+      call('grep:2', 'allow', 1, 300),
+    ]);
+    expect(runs.map((r) => [r.first, r.tool, r.calls.length, r.streak])).toEqual([
+      [0, 'read_file', 1, 1],
+      [1, 'grep', 1, 1],
+      [2, 'grep', 1, 1],
+      [3, 'grep', 1, 1],
+    ]);
+  });
+
   it('returns no runs for no calls', () => {
     expect(groupRuns([])).toEqual([]);
   });

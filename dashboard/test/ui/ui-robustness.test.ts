@@ -76,6 +76,24 @@ describe('dashboard UI with a slow server, odd data and deep links', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('an answer that is not JSON (a proxy page) is named as such, not as a SyntaxError', async () => {
+    const isHotspots = (url: URL) => url.pathname === '/api/hotspots';
+    await page.route(isHotspots, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<html>Sign in</html>' }),
+    );
+    try {
+      await open('#/hotspots');
+      const notice = page.locator('.error-notice');
+      await notice.waitFor();
+      expect(await notice.textContent()).toBe(
+        'Could not load data: The server answered api/hotspots with text/html instead of JSON (a proxy or login page in between?)',
+      );
+    } finally {
+      await page.unroute(isHotspots);
+    }
+    expect(pageErrors).toEqual([]);
+  });
+
   it('long names without spaces wrap or clip inside the window on the overview and a timeline', async () => {
     const tool = `mcp__files__${'t'.repeat(150)}`;
     const service = `agent-${'s'.repeat(200)}`;
@@ -148,6 +166,31 @@ describe('dashboard UI with a slow server, odd data and deep links', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByTestId('custom-range').waitFor();
     expect(await problem.count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('a custom range the API would refuse is refused by the picker, and ignored in a link', async () => {
+    await open('#/overview');
+    await page.getByTestId('summary-calls').waitFor();
+    await page.getByRole('button', { name: 'custom' }).click();
+    await page.getByLabel('from', { exact: true }).fill('1960-01-01T00:00');
+    await page.getByLabel('to', { exact: true }).fill('2020-01-01T00:00');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const problem = page.locator('.custom-range [role="alert"]');
+    await poll(() => problem.allTextContents()).toEqual([
+      '"from" must be after 1970-01-01 00:00 UTC',
+    ]);
+    expect(new URL(page.url()).hash).toBe('#/overview');
+
+    // bounds the API refuses (a fraction, before 1970, past 15 digits): the default range instead
+    for (const bounds of ['from=1.5&to=1000000', 'from=-5000&to=1000', 'from=0&to=1e17']) {
+      await open(`#/hotspots?${bounds}`);
+      await poll(() => new URL(page.url()).hash).toBe('#/hotspots');
+      await page.locator('table.data-table tbody tr').first().waitFor();
+      expect(await page.locator('.error-notice').count()).toBe(0);
+      const day = page.getByRole('button', { name: '24h', exact: true });
+      expect(await day.getAttribute('aria-pressed')).toBe('true');
+    }
     expect(pageErrors).toEqual([]);
   });
 });

@@ -12,7 +12,25 @@ export interface Column<T, K extends string> {
   render: (row: T) => ComponentChildren;
 }
 
-/** A dense table with server-side sorting (headers are buttons, aria-sort set). */
+/** Where the mouse button went down last, to tell a click from a drag that selected text. */
+let downAt = { x: 0, y: 0 };
+
+function pressed(e: MouseEvent): void {
+  downAt = { x: e.clientX, y: e.clientY };
+}
+
+/**
+ * The click ended a drag (selecting text, to copy a signature) rather than a click in place; a
+ * click without a pointer (`detail` 0: keyboard, assistive technology) never is.
+ */
+function dragged(e: MouseEvent): boolean {
+  return e.detail > 0 && Math.hypot(e.clientX - downAt.x, e.clientY - downAt.y) > 4;
+}
+
+/**
+ * A dense table with server-side sorting (headers are buttons, aria-sort set); `onRowClick` opens
+ * a row on a click, not on a drag that selected text.
+ */
 export function DataTable<T, K extends string>(props: {
   label: string;
   columns: Column<T, K>[];
@@ -61,10 +79,12 @@ export function DataTable<T, K extends string>(props: {
           {rows.map((row) => (
             <tr
               key={props.rowKey(row)}
+              onMouseDown={pressed}
               onClick={
                 onRowClick
                   ? (e) => {
-                      if (!(e.target as Element).closest('a, button')) onRowClick(row);
+                      if (!dragged(e) && !(e.target as Element).closest('a, button'))
+                        onRowClick(row);
                     }
                   : undefined
               }

@@ -4,6 +4,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { LoopAction, Series } from '../../store/types.js';
 import { fmtBucket, fmtInt } from '../format.js';
+import { gridSeries, type SeriesGrid } from '../series-grid.js';
 
 /** Stack order, bottom first: loop actions stay visible near the axis. */
 const STACK: LoopAction[] = ['halt', 'block', 'warn', 'nudge', 'allow'];
@@ -15,11 +16,11 @@ function color(action: LoopAction): string {
 }
 
 /** Cumulative sums per stacked action; raw values kept for the legend. */
-function stack(series: Series, actions: LoopAction[]) {
-  const xs = series.points.map((p) => p.t / 1000);
-  const raw = actions.map((a) => series.points.map((p) => p[a]));
+function stack(grid: SeriesGrid, actions: LoopAction[]) {
+  const xs = grid.points.map((p) => p.t / 1000);
+  const raw = actions.map((a) => grid.points.map((p) => p[a]));
   const sums = raw.map((_, i) =>
-    series.points.map((_p, j) => raw.slice(0, i + 1).reduce((s, r) => s + (r[j] ?? 0), 0)),
+    grid.points.map((_p, j) => raw.slice(0, i + 1).reduce((s, r) => s + (r[j] ?? 0), 0)),
   );
   return { xs, raw, sums };
 }
@@ -27,9 +28,12 @@ function stack(series: Series, actions: LoopAction[]) {
 function options(
   actions: LoopAction[],
   raw: { current: number[][] },
+  bounds: { current: SeriesGrid | undefined },
   width: number,
 ): uPlot.Options {
-  const bars = uPlot.paths.bars?.({ size: [0.85, 48], align: 0 });
+  // a bar covers its bucket [t, t + bucket): drawn from t rightwards, the axis spanning whole
+  // buckets, so the first and last bars are not cut in half and one point is not lost in years
+  const bars = uPlot.paths.bars?.({ size: [0.85, 48], align: 1 });
   // uPlot draws series in order: the tallest (top of stack) first, each overdrawn by those below.
   const drawn = actions.map((action, i) => ({ action, i })).reverse();
   return {
@@ -37,7 +41,16 @@ function options(
     height: 220,
     legend: { live: true },
     cursor: { points: { show: false }, drag: { x: false, y: false } },
-    scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.08)] } },
+    scales: {
+      x: {
+        time: true,
+        range: (_u, min, max) => {
+          const b = bounds.current;
+          return b ? [b.from / 1000, b.to / 1000] : [min, max];
+        },
+      },
+      y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.08)] },
+    },
     axes: [
       { stroke: '#5f6368', grid: { stroke: '#eceff1' }, ticks: { stroke: '#dadce0' } },
       {
@@ -69,13 +82,21 @@ export function DecisionsChart({ series }: { series: Series }) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const raw = useRef<number[][]>([]);
+  const bounds = useRef<SeriesGrid | undefined>(undefined);
   const hideAllow = useSignal(false);
   const actions = hideAllow.value ? STACK.filter((a) => a !== 'allow') : STACK;
+  const grid = gridSeries(series);
 
   useEffect(() => {
     const el = host.current;
     if (!el) return;
-    const stacked = stack(series, actions);
+    bounds.current = grid;
+    if (!grid) {
+      plot.current?.destroy();
+      plot.current = null;
+      return;
+    }
+    const stacked = stack(grid, actions);
     raw.current = stacked.raw;
     const { xs, sums } = stacked;
     const data: uPlot.AlignedData = [xs, ...sums.slice().reverse()];
@@ -84,7 +105,7 @@ export function DecisionsChart({ series }: { series: Series }) {
       return;
     }
     plot.current?.destroy();
-    plot.current = new uPlot(options(actions, raw, el.clientWidth || 800), data, el);
+    plot.current = new uPlot(options(actions, raw, bounds, el.clientWidth || 800), data, el);
   });
 
   useEffect(() => {
@@ -117,6 +138,7 @@ export function DecisionsChart({ series }: { series: Series }) {
           hide allow
         </label>
       </header>
+      {!grid && <p class="muted small">No decisions in this range.</p>}
       <div ref={host} class="chart" data-testid="decisions-chart" />
     </section>
   );

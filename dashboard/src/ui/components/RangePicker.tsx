@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { fmtTime, toLocalInput } from '../format.js';
-import { PRESETS, range, rangeBounds } from '../models/range.js';
+import { customRangeProblem, PRESETS, range, rangeBounds } from '../models/range.js';
 
 /**
  * Preset windows (15m/1h/24h/7d) and a custom from/to range. With `disabledNote` (a page the
@@ -26,12 +26,8 @@ export function RangePicker({ disabledNote }: { disabledNote?: { text: string; t
     e.preventDefault();
     const f = new Date(from.value).getTime();
     const t = new Date(to.value).getTime();
-    if (!Number.isFinite(f) || !Number.isFinite(t)) {
-      problem.value = 'enter both "from" and "to"';
-    } else if (f >= t) {
-      problem.value = '"to" must be after "from"';
-    } else {
-      problem.value = '';
+    problem.value = customRangeProblem(f, t);
+    if (!problem.value) {
       range.value = { kind: 'custom', from: f, to: t };
       editing.value = false;
     }

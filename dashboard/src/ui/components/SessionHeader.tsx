@@ -33,15 +33,18 @@ export function SessionHeader({ session }: { session: SessionRow }) {
           </span>
         )}
         <span>
-          <strong data-testid="session-calls">{fmtInt(session.calls)}</strong> calls
+          <strong data-testid="session-calls">{fmtInt(session.calls)}</strong>{' '}
+          {session.calls === 1 ? 'call' : 'calls'}
         </span>
         <span>
           longest streak{' '}
           <strong data-testid="session-streak">{fmtInt(session.longestStreak)}</strong>
         </span>
-        <span>
-          {fmtTime(session.start)} · {fmtMs(session.end - session.start)}
-        </span>
+        {session.calls > 0 && (
+          <span>
+            {fmtTime(session.start)} · {fmtMs(session.end - session.start)}
+          </span>
+        )}
       </div>
     </header>
   );

@@ -1,5 +1,5 @@
 import type { Summary } from '../../store/types.js';
-import { fmtInt, fmtPct } from '../format.js';
+import { fmtCount, fmtInt, fmtPct } from '../format.js';
 
 interface Card {
   key: keyof Summary;
@@ -19,18 +19,27 @@ const CARDS: Card[] = [
   { key: 'spans', label: 'Spans', hint: 'all spans stored in range' },
 ];
 
-/** The totals of the range as a row of cards. */
+/**
+ * The totals of the range as a row of cards; a count of a million or more is shortened ("123.5B")
+ * to fit its card, the exact number in the card's title.
+ */
 export function SummaryCards({ summary }: { summary: Summary }) {
   return (
     <dl class="cards">
-      {CARDS.map((c) => (
-        <div key={c.key} class={`card${c.tone ? ` tone-${c.tone}` : ''}`} title={c.hint}>
-          <dt>{c.label}</dt>
-          <dd data-testid={`summary-${c.key}`}>
-            {c.key === 'loopShare' ? fmtPct(summary.loopShare) : fmtInt(summary[c.key])}
-          </dd>
-        </div>
-      ))}
+      {CARDS.map((c) => {
+        const n = summary[c.key];
+        const percent = c.key === 'loopShare';
+        return (
+          <div
+            key={c.key}
+            class={`card${c.tone ? ` tone-${c.tone}` : ''}`}
+            title={percent ? c.hint : `${fmtInt(n)} ${c.hint}`}
+          >
+            <dt>{c.label}</dt>
+            <dd data-testid={`summary-${c.key}`}>{percent ? fmtPct(n) : fmtCount(n)}</dd>
+          </div>
+        );
+      })}
     </dl>
   );
 }

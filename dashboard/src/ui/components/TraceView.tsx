@@ -3,6 +3,7 @@ import type { TraceSpan } from '../../store/types.js';
 import { fmtMs } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { useResource } from '../models/use-resource.js';
+import { offsetText, traceStart } from '../trace-offsets.js';
 import { ErrorNotice } from './ErrorNotice.js';
 
 function TraceSpans({ traceId, spanId }: { traceId: string; spanId: string }) {
@@ -13,7 +14,14 @@ function TraceSpans({ traceId, spanId }: { traceId: string; spanId: string }) {
   const s = trace.state.value;
   if (s.status === 'error') return <ErrorNotice error={s.error} />;
   if (!s.data) return <p class="muted small">Loading…</p>;
-  const t0 = Math.min(...s.data.map((x) => x.start));
+  if (s.data.length === 0) {
+    return (
+      <p class="muted small" data-testid="trace-empty">
+        No spans of this trace are stored (retention may have removed them).
+      </p>
+    );
+  }
+  const t0 = traceStart(s.data);
   return (
     <ol class="trace-spans">
       {s.data.map((span) => (
@@ -23,7 +31,9 @@ function TraceSpans({ traceId, spanId }: { traceId: string; spanId: string }) {
         >
           <span>{span.name}</span>
           <span class="muted small">
-            +{fmtMs(span.start - t0)} · {fmtMs(span.durationMs)} · {span.serviceName}
+            {[offsetText(span.start, t0), fmtMs(span.durationMs), span.serviceName]
+              .filter(Boolean)
+              .join(' · ')}
             {span.statusCode === 'Error' && ` · ${span.statusMessage || 'error'}`}
           </span>
         </li>

@@ -91,5 +91,15 @@ export async function getJson<T>(url: string, abort: AbortSignal): Promise<T> {
       `${res.status} ${res.statusText}${reason ? `: ${reason.slice(0, 300)}` : ''}`,
     );
   }
-  return (await res.json()) as T;
+  const text = await res.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    // a proxy's or login page's HTML, say: "SyntaxError: Unexpected token '<'" tells no one anything
+    const type = res.headers.get('content-type')?.split(';')[0] || 'no content type';
+    throw new ApiError(
+      res.status,
+      `The server answered ${url.split('?')[0]} with ${type} instead of JSON (a proxy or login page in between?)`,
+    );
+  }
 }

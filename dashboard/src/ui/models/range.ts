@@ -31,3 +31,19 @@ const PRESET_MS: Record<RangePreset, number> = {
 export function rangeBounds(r: TimeRange, now = Date.now()): { from: number; to: number } {
   return r.kind === 'preset' ? { from: now - PRESET_MS[r.preset], to: now } : r;
 }
+
+/** The latest epoch ms the API takes as a bound (15 digits: the year 33658). */
+export const MAX_EPOCH_MS = 999_999_999_999_999;
+
+/**
+ * Why epoch-ms bounds cannot be a custom range ('' when they can): the API takes whole
+ * milliseconds from 1970 to MAX_EPOCH_MS, `from` before `to`.
+ */
+export function customRangeProblem(from: number, to: number): string {
+  if (!Number.isFinite(from) || !Number.isFinite(to)) return 'enter both "from" and "to"';
+  if (!Number.isInteger(from) || !Number.isInteger(to)) return 'give whole milliseconds';
+  if (from < 0) return '"from" must be after 1970-01-01 00:00 UTC';
+  if (to > MAX_EPOCH_MS) return '"to" is too far in the future';
+  if (from >= to) return '"to" must be after "from"';
+  return '';
+}

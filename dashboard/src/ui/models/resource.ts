@@ -3,8 +3,8 @@ import { ApiError, getJson, token } from './api.js';
 import { lastUpdated, tick } from './live.js';
 
 /**
- * What a resource holds: data survives refetches so live refresh never blanks the page;
- * `url` names the request the data came from.
+ * What a resource holds: data survives refetches so live refresh never blanks the page, except a
+ * 401 answer, which drops it; `url` names the request the data came from.
  */
 export type ResourceState<T> =
   | { status: 'loading'; data?: T; url?: string }
@@ -61,7 +61,8 @@ export function createResource<T>(
         if (ctl.signal.aborted) return;
         pending = false;
         const error = err instanceof ApiError ? err : new ApiError(0, String(err));
-        const { data, url } = state.peek();
+        // data fetched with a token the server no longer takes (forgotten, rotated) is dropped
+        const { data, url } = error.status === 401 ? {} : state.peek();
         state.value = { status: 'error', error, data, url };
       },
     );

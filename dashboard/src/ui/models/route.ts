@@ -23,11 +23,12 @@ effect(() => {
 });
 
 /**
- * The hash link of a route with the current range and filters, and for a list the sort and page
- * it was left with (`overrides` win).
+ * The hash link of a route with the current range and filters (`overrides` win), and for a list
+ * the sort it was left with and, when the link shows that same list, its page.
  */
 export function linkTo(to: Route, overrides: Record<string, string> = {}): string {
-  return hrefOf(to, { ...viewParams(), ...tableParams(to), ...overrides });
+  const view = { ...viewParams(), ...overrides };
+  return hrefOf(to, { ...view, ...tableParams(to, view), ...overrides });
 }
 
 /** Goes to a route (adds a history entry), keeping the range and filters. */

@@ -2,7 +2,14 @@ import { signal } from '@preact/signals';
 import type { LoopAction } from '../../store/types.js';
 import type { Route } from '../routes.js';
 import { ACTIONS, action, search, service, tool } from './filters.js';
-import { PRESETS, type RangePreset, range, rangeParams, type TimeRange } from './range.js';
+import {
+  customRangeProblem,
+  PRESETS,
+  type RangePreset,
+  range,
+  rangeParams,
+  type TimeRange,
+} from './range.js';
 import { PAGE_SIZE, type TableState } from './table.js';
 
 const DEFAULT_PRESET: RangePreset = '24h';
@@ -26,7 +33,8 @@ export function viewParams(): Record<string, string> {
 function rangeOf(params: URLSearchParams): TimeRange {
   const from = Number(params.get('from'));
   const to = Number(params.get('to'));
-  if (params.has('from') && params.has('to') && Number.isFinite(from) && from < to) {
+  // bounds the API would refuse (a fraction, before 1970) fall back to the default range
+  if (params.has('from') && params.has('to') && customRangeProblem(from, to) === '') {
     return { kind: 'custom', from, to };
   }
   const preset = params.get('range');
@@ -39,6 +47,8 @@ function rangeOf(params: URLSearchParams): TimeRange {
 interface BoundTable {
   table: TableState<string>;
   sort: string;
+  /** The columns it can be sorted by. */
+  sortable: readonly string[];
   /** The list the page belongs to: the signature of a sessions list ('' for all). */
   list: string;
 }
@@ -57,11 +67,23 @@ function boundOf(route: Route): BoundTable | undefined {
     : undefined;
 }
 
+/** The set (non-empty) entries of hash parameters, in a fixed order, to compare two views. */
+function viewKey(view: Record<string, string>): string {
+  const set = Object.entries(view).filter(([, value]) => value !== '');
+  return JSON.stringify(set.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /**
- * The sort, order and page of the table of `route` as hash parameters (defaults left out). The
- * page is only kept for the list the table shows (another signature's sessions start at 1).
+ * The sort, order and page of the table of `route` as hash parameters (defaults left out), for a
+ * link whose range and filters are `view` (default: the current ones). The page is only kept for
+ * the list the table shows: the same signature with the same range and filters (the table's page
+ * always belongs to the current filters, which reset it). Another signature's sessions, or the same
+ * signature in another service, start at page 1.
  */
-export function tableParams(route: Route): Record<string, string> {
+export function tableParams(
+  route: Route,
+  view: Record<string, string> = viewParams(),
+): Record<string, string> {
   const bound = boundOf(route);
   if (!bound) return {};
   const { table } = bound;
@@ -69,7 +91,8 @@ export function tableParams(route: Route): Record<string, string> {
   if (table.sort.value !== bound.sort) out.sort = table.sort.value;
   if (table.order.value !== 'desc') out.order = table.order.value;
   const page = Math.floor(table.offset.value / PAGE_SIZE) + 1;
-  if (page > 1 && listOf(route) === bound.list) out.page = String(page);
+  const sameList = listOf(route) === bound.list && viewKey(view) === viewKey(viewParams());
+  if (page > 1 && sameList) out.page = String(page);
   return out;
 }
 
@@ -79,12 +102,27 @@ function applyTable(route: Route, params: URLSearchParams, bound = boundOf(route
   const page = Number(params.get('page') ?? '1');
   const offset = Number.isSafeInteger(page) && page > 1 ? (page - 1) * PAGE_SIZE : 0;
   const order = params.get('order') === 'asc' ? 'asc' : 'desc';
-  bound.table.restore(params.get('sort') || bound.sort, order, offset);
+  // a column it cannot be sorted by (an old bookmark, a typo) would make the API refuse the list
+  const sort = params.get('sort') ?? '';
+  bound.table.restore(bound.sortable.includes(sort) ? sort : bound.sort, order, offset);
 }
 
-/** Keeps the sort, order and page of a list page's table in its hash (`sort` is the default). */
-export function bindTable<K extends string>(page: ListPage, table: TableState<K>, sort: K): void {
-  const bound: BoundTable = { table: table as unknown as TableState<string>, sort, list: '' };
+/**
+ * Keeps the sort, order and page of a list page's table in its hash (`sort` is the default; a
+ * hash may only sort by one of `sortable`).
+ */
+export function bindTable<K extends string>(
+  page: ListPage,
+  table: TableState<K>,
+  sort: K,
+  sortable: readonly K[],
+): void {
+  const bound: BoundTable = {
+    table: table as unknown as TableState<string>,
+    sort,
+    sortable,
+    list: '',
+  };
   if (applied?.route.page === page) applyTable(applied.route, applied.params, bound);
   tables.value = { ...tables.peek(), [page]: bound };
 }

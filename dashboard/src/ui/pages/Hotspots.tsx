@@ -10,13 +10,13 @@ import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
 import { linkTo, navigate } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
+import { usePageInRange } from '../models/use-page-in-range.js';
 import { useResource } from '../models/use-resource.js';
 import { bindTable } from '../models/view-state.js';
 
 type Key = keyof Hotspot;
 
 const table = createTableState<Key>('calls');
-bindTable('hotspots', table, 'calls');
 
 const COLUMNS: Column<Hotspot, Key>[] = [
   { key: 'tool', label: 'Tool', render: (h) => <Clipped text={h.tool} /> },
@@ -69,11 +69,20 @@ const COLUMNS: Column<Hotspot, Key>[] = [
     render: (h) => <span title={fmtTime(h.lastSeen)}>{fmtAgo(h.lastSeen)}</span>,
   },
 ];
+bindTable(
+  'hotspots',
+  table,
+  'calls',
+  COLUMNS.filter((c) => c.sortable !== false).map((c) => c.key),
+);
+
+const hotspotsUrl = () => apiUrl('hotspots', table.params());
 
 /** Repeated call signatures, aggregated; a row opens the sessions that made those calls. */
 export function Hotspots() {
-  const page = useResource<Page<Hotspot>>(() => apiUrl('hotspots', table.params()));
+  const page = useResource<Page<Hotspot>>(hotspotsUrl);
   const s = page.state.value;
+  usePageInRange(table.offset, s, hotspotsUrl(), PAGE_SIZE);
   return (
     <div class="page">
       <h1 class="page-title">Hotspots</h1>
@@ -81,6 +90,7 @@ export function Hotspots() {
         Tool calls repeated with identical arguments. Click a row to see the sessions that made it.
       </p>
       {s.status === 'error' && <ErrorNotice error={s.error} />}
+      {!s.data && s.status === 'loading' && <p class="muted">Loading…</p>}
       {s.data && s.data.total === 0 && <EmptyState filtered={hasFilters()} />}
       {s.data && s.data.total > 0 && (
         <>

@@ -3,7 +3,7 @@ import { DecisionsChart } from '../components/DecisionsChart.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { SummaryCards } from '../components/SummaryCards.js';
-import { fmtInt, plural } from '../format.js';
+import { fmtCount, fmtInt, plural } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { filterParams, hasFilters } from '../models/filters.js';
 import { linkTo } from '../models/route.js';
@@ -50,9 +50,15 @@ function TopHotspots({ rows }: { rows: Hotspot[] }) {
               <code>{h.signature}</code>
             </a>
             <span class="muted">{h.service}</span>
-            <span class="num">{plural(h.calls, 'call')}</span>
-            <span class="num">streak {fmtInt(h.longestStreak)}</span>
-            <span class="num">{plural(h.sessions, 'session')}</span>
+            <span class="num" title={plural(h.calls, 'call')}>
+              {plural(h.calls, 'call', fmtCount)}
+            </span>
+            <span class="num" title={`streak ${fmtInt(h.longestStreak)}`}>
+              streak {fmtCount(h.longestStreak)}
+            </span>
+            <span class="num" title={plural(h.sessions, 'session')}>
+              {plural(h.sessions, 'session', fmtCount)}
+            </span>
           </li>
         ))}
       </ol>

@@ -6,7 +6,7 @@ import { Pager } from '../components/Pager.js';
 import { SessionHeader } from '../components/SessionHeader.js';
 import { SpanDetails } from '../components/SpanDetails.js';
 import { TimelineRuns } from '../components/TimelineRuns.js';
-import { plural } from '../format.js';
+import { fmtInt, plural } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { linkTo, route } from '../models/route.js';
 import { useResource } from '../models/use-resource.js';
@@ -67,54 +67,69 @@ export function SessionTimeline() {
       </p>
       {state.status === 'error' && <ErrorNotice error={state.error} />}
       {!fresh && state.status !== 'error' && <p class="muted">Loading…</p>}
-      {fresh && (
-        <>
-          <SessionHeader session={fresh.session} />
-          <div class="timeline-layout">
-            <section class="panel" aria-label="Timeline">
-              <header class="panel-head">
-                <h2>Timeline</h2>
-                <span class="muted small">
-                  {plural(runs.length, 'run')} of {plural(calls.length, 'call')} · click a bar or
-                  marker for details
-                </span>
-              </header>
-              <TimelineRuns
-                runs={runs}
-                first={first}
-                total={Math.max(1, calls.length)}
-                selected={pick}
-                onSelect={(i) => {
-                  selected.value = i;
-                }}
+      {fresh && <SessionHeader session={fresh.session} />}
+      {fresh && calls.length === 0 && (
+        <p class="empty-note muted" data-testid="timeline-empty">
+          No calls of this session {first > 0 ? `from call ${fmtInt(first + 1)} on ` : ''}are stored
+          (retention may have removed them).{' '}
+          {first > 0 && (
+            <button
+              type="button"
+              class="link"
+              onClick={() => {
+                offset.value = 0;
+              }}
+            >
+              first call
+            </button>
+          )}
+        </p>
+      )}
+      {fresh && calls.length > 0 && (
+        <div class="timeline-layout">
+          <section class="panel" aria-label="Timeline">
+            <header class="panel-head">
+              <h2>Timeline</h2>
+              <span class="muted small">
+                {plural(runs.length, 'run')} of {plural(calls.length, 'call')} · click a bar or
+                marker for details
+              </span>
+            </header>
+            <TimelineRuns
+              runs={runs}
+              first={first}
+              total={Math.max(1, calls.length)}
+              selected={pick}
+              onSelect={(i) => {
+                selected.value = i;
+              }}
+            />
+            {fresh.session.calls > CALLS_PER_PAGE && (
+              <Pager
+                offset={offset}
+                limit={CALLS_PER_PAGE}
+                total={fresh.session.calls}
+                noun="call"
               />
-              {fresh.session.calls > CALLS_PER_PAGE && (
-                <Pager
-                  offset={offset}
-                  limit={CALLS_PER_PAGE}
-                  total={fresh.session.calls}
-                  noun="call"
-                />
-              )}
-            </section>
-            {call && pick !== null ? (
-              <SpanDetails
-                call={call}
-                index={first + pick}
-                first={pick === 0}
-                last={pick + 1 >= calls.length}
-                onStep={(d) => {
-                  const next = pick + d;
-                  if (next >= 0 && next < calls.length) selected.value = next;
-                }}
-              />
-            ) : (
-              <aside class="details placeholder muted">
-                Select a bar or marker to see the call's attributes and events.
-              </aside>
             )}
-          </div>
-        </>
+          </section>
+          {call && pick !== null ? (
+            <SpanDetails
+              call={call}
+              index={first + pick}
+              first={pick === 0}
+              last={pick + 1 >= calls.length}
+              onStep={(d) => {
+                const next = pick + d;
+                if (next >= 0 && next < calls.length) selected.value = next;
+              }}
+            />
+          ) : (
+            <aside class="details placeholder muted">
+              Select a bar or marker to see the call's attributes and events.
+            </aside>
+          )}
+        </div>
       )}
     </div>
   );

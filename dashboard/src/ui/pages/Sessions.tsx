@@ -11,6 +11,7 @@ import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
 import { linkTo, navigate, route } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
+import { usePageInRange } from '../models/use-page-in-range.js';
 import { useResource } from '../models/use-resource.js';
 import { bindTable } from '../models/view-state.js';
 import { sessionFromList } from '../routes.js';
@@ -18,7 +19,6 @@ import { sessionFromList } from '../routes.js';
 type Key = keyof SessionRow | 'duration';
 
 const table = createTableState<Key>('end');
-bindTable('sessions', table, 'end');
 
 const signature = () => (route.value.page === 'sessions' ? route.value.signature : undefined);
 
@@ -102,13 +102,20 @@ const COLUMNS: Column<SessionRow, Key>[] = [
     render: (s) => <ShortTime ms={s.end} />,
   },
 ];
+bindTable(
+  'sessions',
+  table,
+  'end',
+  COLUMNS.filter((c) => c.sortable !== false).map((c) => c.key),
+);
+
+const sessionsUrl = () => apiUrl('sessions', table.params({ signature: signature() }));
 
 /** Agent runs (scopes) with their loop badges; optionally only those that made one signature. */
 export function Sessions() {
-  const page = useResource<Page<SessionRow>>(() =>
-    apiUrl('sessions', table.params({ signature: signature() })),
-  );
+  const page = useResource<Page<SessionRow>>(sessionsUrl);
   const s = page.state.value;
+  usePageInRange(table.offset, s, sessionsUrl(), PAGE_SIZE);
   const sig = signature();
   return (
     <div class="page">
@@ -128,6 +135,7 @@ export function Sessions() {
         </p>
       )}
       {s.status === 'error' && <ErrorNotice error={s.error} />}
+      {!s.data && s.status === 'loading' && <p class="muted">Loading…</p>}
       {s.data && s.data.total === 0 && <EmptyState filtered={hasFilters() || Boolean(sig)} />}
       {s.data && s.data.total > 0 && (
         <>
