@@ -256,9 +256,10 @@ describe('dashboard UI in Chromium', () => {
     );
     expect(await empty.textContent()).toContain('node --import @loopguard/otel/register app.mjs');
     expect(await empty.textContent()).toContain(`OTEL_EXPORTER_OTLP_ENDPOINT=${dash.url}`);
-    // the hook must be installed in the agent's project first, or node cannot find it
+    // the hook must be installed in the agent's project first, or node cannot find it; the
+    // @loopguard packages are not on npm, so they are packed from the repository
     expect(await empty.locator('pre').textContent()).toMatch(
-      /^npm install @loopguard\/otel @opentelemetry\/api\nOTEL_SERVICE_NAME=my-agent OTEL_EXPORTER_OTLP_ENDPOINT=\S+ \\\nOTEL_METRICS_EXPORTER=none \\\n {2}node --import/,
+      /^# in the loopguard repository \(its packages are not on npm\):\npnpm -C packages\/engine pack --pack-destination \/tmp\/loopguard-packs\npnpm -C packages\/otel pack --pack-destination \/tmp\/loopguard-packs\n# in the agent's project:\nnpm install \/tmp\/loopguard-packs\/\*\.tgz @opentelemetry\/api\nOTEL_SERVICE_NAME=my-agent OTEL_EXPORTER_OTLP_ENDPOINT=\S+ \\\nOTEL_METRICS_EXPORTER=none \\\n {2}node --import/,
     );
     await screenshot(page, 'empty-state');
     await page.getByRole('button', { name: '24h', exact: true }).click();

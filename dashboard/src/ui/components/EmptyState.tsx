@@ -12,7 +12,11 @@ export function EmptyState({ filtered }: { filtered: boolean }) {
       </p>
       <pre>
         <code>
-          {'npm install @loopguard/otel @opentelemetry/api\n'}
+          {'# in the loopguard repository (its packages are not on npm):\n'}
+          {'pnpm -C packages/engine pack --pack-destination /tmp/loopguard-packs\n'}
+          {'pnpm -C packages/otel pack --pack-destination /tmp/loopguard-packs\n'}
+          {"# in the agent's project:\n"}
+          {'npm install /tmp/loopguard-packs/*.tgz @opentelemetry/api\n'}
           {`OTEL_SERVICE_NAME=my-agent OTEL_EXPORTER_OTLP_ENDPOINT=${location.origin} \\\n`}
           {'OTEL_METRICS_EXPORTER=none \\\n'}
           {'  node --import @loopguard/otel/register app.mjs'}
