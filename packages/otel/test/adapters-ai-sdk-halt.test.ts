@@ -12,7 +12,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { loopHalted, patchAiSdk } from '../src/adapters/ai-sdk.js';
 import { haltOfLastStep, settleRun } from '../src/adapters/ai-sdk-halt.js';
-import { LoopHaltError } from '../src/index.js';
+import { LoopHaltError, withScope } from '../src/index.js';
 import {
   exporter,
   grepInput,
@@ -124,6 +124,24 @@ describe('a loopguard halt ends a patched AI SDK run', () => {
     expect(result.steps).toHaveLength(haltingStep());
     expect(returner.ran.count).toBe(halt);
     expect(result.text).toMatch(/^\[loopguard\] /);
+  });
+
+  it('a later run in the halted scope stops after its first refused call, with its message', async () => {
+    const sdk = patched('throw');
+    const start = () =>
+      sdk.generateText({
+        model: loopingModel('grep', grepInput, CALLS),
+        prompt: 'find',
+        tools: sdk.tools(),
+        stopWhen: stepCountIs(30),
+      });
+    await expect(withScope('halted-conversation', start)).rejects.toBeInstanceOf(LoopHaltError);
+    const ran = sdk.ran.count;
+    const again = await withScope('halted-conversation', start);
+    expect(again.steps).toHaveLength(1);
+    expect(sdk.ran.count).toBe(ran);
+    expect(again.text).toMatch(/^\[loopguard\] /);
+    expect(toolSpans('grep').at(-1)?.attributes['loopguard.outcome']).toBe('blocked');
   });
 
   it('runs that never halt keep their steps and results', async () => {
