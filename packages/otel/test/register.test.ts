@@ -252,6 +252,31 @@ describe('node --import @loopguard/otel/register', () => {
     });
   }
 
+  for (const onHalt of ['throw', 'return'] as const) {
+    it(`a halt ends an unmodified AI SDK app's generateText and ToolLoopAgent runs (onHalt ${onHalt})`, async () => {
+      const run = await runFixture('ai-halt.mjs', 'ai-halt', {
+        env: { LOOPGUARD_ON_HALT: onHalt },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      // the 8th identical call halts its run's scope: the run ends with that step, not at
+      // stepCountIs(30) (generateText) or the agent's default stepCountIs(20)
+      for (const [i, name] of ['generateText', 'agent'].entries()) {
+        const line = run.lines[i];
+        if (onHalt === 'throw') {
+          expect(line).toEqual({ run: name, error: 'LoopHaltError', modelCalls: 8, ran: 8 });
+        } else {
+          expect(line).toMatchObject({ run: name, steps: 8, ran: 8 });
+          expect(String(line?.text)).toMatch(/^\[loopguard\] Limit reached/);
+        }
+      }
+      const spans = (sink as OtlpSink)
+        .spans()
+        .filter((s) => s.name === 'execute_tool lookup_order');
+      expect(spans).toHaveLength(16);
+      expect(spans.filter((s) => s.attributes['loopguard.action'] === 'block')).toHaveLength(2);
+    });
+  }
+
   for (const app of ['frameworks.mjs', 'frameworks.cjs']) {
     it(`patches OpenAI Agents tool() and LangChain createAgent when an app loads them (${app})`, async () => {
       const run = await runFixture(app, 'frameworks');

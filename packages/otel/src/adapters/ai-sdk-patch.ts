@@ -2,8 +2,11 @@ import { diag } from '@opentelemetry/api';
 import type { ToolSet } from 'ai';
 import type { AiSdkGuardOptions } from '../types.js';
 import { replaceExport } from './ai-sdk-exports.js';
+import { settleRun, withHaltStop } from './ai-sdk-halt.js';
+import { withHaltTransform } from './ai-sdk-halt-stream.js';
 import { currentRunScope, inRunScope, newRunScope } from './ai-sdk-runs.js';
 import { bindRun, guardAiSdkTools } from './ai-sdk-tools.js';
+import { warnOnce } from './warn-once.js';
 
 const PATCHED = Symbol.for('loopguard.ai-sdk.patched');
 const PATCHED_NAMES = ['generateText', 'streamText'] as const;
@@ -66,7 +69,35 @@ function rememberingSteps(own: unknown, scope: string): StepFinish {
   };
 }
 
-function guardedTextFn(original: TextFn, options: AiSdkGuardOptions): TextFn {
+/**
+ * The settings that end a run after a step loopguard halted: `loopHalted()` appended to
+ * `stopWhen` and, for a stream, the halt transform. None when that fails (the run goes on).
+ */
+function haltSettings(params: Settings, stream: boolean): Settings {
+  try {
+    const stop = { stopWhen: withHaltStop(params.stopWhen) };
+    return stream
+      ? { ...stop, experimental_transform: withHaltTransform(params.experimental_transform) }
+      : stop;
+  } catch (error) {
+    warnOnce(
+      'loopguard: AI SDK run not set to stop on a halt; it goes on to its step limit',
+      error,
+    );
+    return {};
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+/** `generate`'s outcome after a halt (see `settleRun`); a stream's result is returned as it is. */
+function settled(output: unknown, stream: boolean): unknown {
+  return !stream && isThenable(output) ? output.then(settleRun) : output;
+}
+
+function guardedTextFn(original: TextFn, options: AiSdkGuardOptions, stream: boolean): TextFn {
   const wrapper: TextFn = function (this: unknown, params) {
     const tools = params?.tools;
     if (!tools) return original.call(this, params);
@@ -77,14 +108,29 @@ function guardedTextFn(original: TextFn, options: AiSdkGuardOptions): TextFn {
       diag.debug('loopguard: AI SDK messages not read', error);
       scope = newRunScope();
     }
-    return original.call(this, {
+    const output = original.call(this, {
       ...params,
       tools: guardedForRun(tools, options, scope),
       onStepFinish: rememberingSteps(params.onStepFinish, scope),
+      ...haltSettings(params, stream),
     });
+    return settled(output, stream);
   };
   Object.defineProperty(wrapper, PATCHED, { value: true });
   return wrapper;
+}
+
+/**
+ * An agent `stream` call's arguments with the halt transform: `stream` hands streamText its own
+ * `experimental_transform`, over whatever `prepareCall` returns.
+ */
+function withStreamHalt(args: unknown[]): unknown[] {
+  const [params, ...rest] = args;
+  if (typeof params !== 'object' || params === null) return args;
+  const { experimental_transform } = haltSettings(params as Settings, true);
+  return experimental_transform === undefined
+    ? args
+    : [{ ...params, experimental_transform }, ...rest];
 }
 
 function defineMethod(target: object, key: string, value: Method): void {
@@ -101,8 +147,11 @@ function scopeAgentRuns(agent: object, options: AiSdkGuardOptions): void {
   for (const key of ['generate', 'stream']) {
     const method = methods[key];
     if (typeof method !== 'function') continue;
+    const stream = key === 'stream';
     defineMethod(agent, key, function (this: unknown, ...args: unknown[]) {
-      return inRunScope(newRunScope(), () => (method as Method).apply(this, args));
+      const call = stream ? withStreamHalt(args) : args;
+      const output = inRunScope(newRunScope(), () => (method as Method).apply(this, call));
+      return settled(output, stream);
     });
   }
   const prepareCall = methods.prepareCall;
@@ -111,7 +160,12 @@ function scopeAgentRuns(agent: object, options: AiSdkGuardOptions): void {
     const scope = currentRunScope() ?? newRunScope();
     const prepared = (await (prepareCall as Method).apply(this, args)) as Settings | undefined;
     if (!prepared?.tools) return prepared;
-    return { ...prepared, tools: guardedForRun(prepared.tools, options, scope) };
+    return {
+      ...prepared,
+      tools: guardedForRun(prepared.tools, options, scope),
+      // the SDK's prepareCall has put its default (stepCountIs(20) in ai 6) there already
+      stopWhen: haltSettings(prepared, false).stopWhen ?? prepared.stopWhen,
+    };
   });
 }
 
@@ -141,7 +195,7 @@ function replacementFor(key: string, original: unknown, options: AiSdkGuardOptio
   if ((AGENT_CLASSES as readonly string[]).includes(key)) {
     return guardedAgentClass(original as AgentClass, options);
   }
-  return guardedTextFn(original as TextFn, options);
+  return guardedTextFn(original as TextFn, options, key === 'streamText');
 }
 
 /**

@@ -1,8 +1,7 @@
 import type { StopDecision } from '@loopguard/engine';
 import { context } from '@opentelemetry/api';
-import type { StopCondition, Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import { defaultResultAdapter } from '../default-adapter.js';
-import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
 import type { AiSdkGuardOptions, ResultAdapter } from '../types.js';
@@ -226,7 +225,8 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
  * becomes an `execute_tool <name>` span (call id = the SDK's `toolCallId`) with a loop decision.
  * Nudges and warnings are added to the result the model reads (strings: appended text; plain
  * objects: a `loopguard` field; tools with `toModelOutput`: appended to its output). A blocked
- * call throws `ToolCallBlockedError`, which the SDK feeds back to the model as an error result.
+ * call throws `ToolCallBlockedError`, which the SDK feeds back to the model as an error result
+ * (the patched SDK ends the run after that step; an unpatched one needs `loopHalted()`).
  * Streaming tools (`execute` returning an async iterable) keep their preliminary results; the
  * decision is made on the last value, and the span covers the whole stream.
  * Tools without `execute` and already guarded tools are passed through; the input is not changed.
@@ -245,23 +245,4 @@ export function guardAiSdkTools<TOOLS extends ToolSet>(
     out[name] = guardOne(name, tool as AnyTool, options);
   }
   return out as TOOLS;
-}
-
-/**
- * A `stopWhen` condition for `generateText`/`streamText`: stop once a tool call of the last step
- * ended in a loopguard halt (`LoopHaltError`). Without it the SDK hands the halt to the model as
- * a tool error and keeps going. Combine with a step limit: `stopWhen: [stepCountIs(20), loopHalted()]`.
- */
-export function loopHalted<TOOLS extends ToolSet = ToolSet>(): StopCondition<TOOLS> {
-  return ({ steps }) => {
-    const last = steps[steps.length - 1];
-    return (
-      last?.content.some(
-        (part) =>
-          part.type === 'tool-error' &&
-          (part.error instanceof LoopHaltError ||
-            (part.error instanceof Error && part.error.name === 'LoopHaltError')),
-      ) ?? false
-    );
-  };
 }
