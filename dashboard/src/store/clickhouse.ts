@@ -17,7 +17,7 @@ import {
   queryTrace,
 } from './clickhouse/queries.js';
 import { spanToRow } from './clickhouse/rows.js';
-import { rollupViews, schemaStatements, TRACES_IN } from './clickhouse/schema.js';
+import { CALLS, rollupViews, schemaStatements, TRACES_IN } from './clickhouse/schema.js';
 import { defined, makeSource, num, timeBound, where } from './clickhouse/sql.js';
 import { sumRejected } from './counter-deltas.js';
 import type { SpanRecord, Store } from './types.js';
@@ -188,6 +188,7 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
       const n = num(row?.n);
       if (n === 0) return 0;
       await exec.command(`DELETE FROM otel_traces WHERE ${cond}`, params);
+      await exec.command(`DELETE FROM ${CALLS} WHERE ${cond}`, params);
       const minuteS = Math.floor(cutoffMs / 60_000) * 60;
       for (const table of ROLLUP_TABLES) {
         await exec.command(`DELETE FROM ${table} WHERE Minute <= toDateTime({m:Int64})`, {

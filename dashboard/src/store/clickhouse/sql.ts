@@ -1,7 +1,7 @@
 import { MAX_TIME_NS } from '../column-ranges.js';
 import type { QueryFilter } from '../types.js';
 import type { SqlExecutor, SqlParams } from './executor.js';
-import { deriveSql } from './schema.js';
+import { CALLS, deriveSql } from './schema.js';
 
 /** A number from a JSONEachRow value (64-bit integers arrive quoted from a server). */
 export function num(value: unknown): number {
@@ -105,9 +105,17 @@ export function wholeMinutes(
 type RollupKey = 'tool' | 'action' | 'signature';
 
 /**
+ * The fields of derive.sql a rollup view reads, from loopguard_calls (calls.sql), whose rows are
+ * derive.sql's calls: the source of the partial minutes, a few granules in time order.
+ */
+export const CALLS_DERIVED = `SELECT Timestamp, toUnixTimestamp64Milli(Timestamp) AS StartMs, true AS IsCall,
+  ServiceName, ToolName, Signature, LoopAction, ActionRank, LoopScope, ConversationId, Streak,
+  LoopCount, Duration, ToolArgs FROM ${CALLS}`;
+
+/**
  * Rows shaped like a rollup table for a filter: the table's rows of the whole minutes, plus the
  * same aggregation (the view's own SELECT) over the partial minutes at both ends of the range,
- * read from otel_traces. Aggregating these again answers the range exactly.
+ * read from loopguard_calls. Aggregating these again answers the range exactly.
  */
 export function rollupRows(
   src: Source,
@@ -158,7 +166,7 @@ export function rollupRows(
   }
   const branches = [`SELECT * FROM ${view.target} ${where(conds)}`];
   for (const range of edges) {
-    const derived = `${src.derived.slice(1, -1)} ${where([...edge, ...range])}`;
+    const derived = `${CALLS_DERIVED} ${where([...edge, ...range])}`;
     branches.push(`SELECT * FROM (${view.select.replaceAll('{{derive}}', derived)})`);
   }
   return `(${branches.join(' UNION ALL ')})`;
