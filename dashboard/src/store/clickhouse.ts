@@ -7,7 +7,8 @@ import {
   type SqlExecutor,
   type SqlParams,
 } from './clickhouse/executor.js';
-import { queryHotspots, querySessions } from './clickhouse/lists.js';
+import { queryHotspots } from './clickhouse/hotspots.js';
+import { querySessions } from './clickhouse/lists.js';
 import {
   queryCounters,
   queryFacets,
@@ -148,7 +149,10 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   /** Re-fills the rollups of one minute from the spans left in it. */
   async function refillMinute(minuteS: number): Promise<void> {
     for (const view of rollupViews()) {
-      const cols = (await exec.query(`DESCRIBE TABLE ${view.target}`)).map((c) => String(c.name));
+      // the view's columns: the table's ordinary ones (KeyHash is MATERIALIZED on insert)
+      const cols = (await exec.query(`DESCRIBE TABLE ${view.target}`))
+        .filter((c) => !c.default_type)
+        .map((c) => String(c.name));
       const params: SqlParams = {};
       const range = defined([
         timeBound('>=', minuteS * 1000, 'from', params),

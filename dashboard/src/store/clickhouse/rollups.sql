@@ -14,11 +14,18 @@ CREATE TABLE IF NOT EXISTS loopguard_hotspots_1m (
     RepeatNs SimpleAggregateFunction(sum, UInt64),
     FirstSeen SimpleAggregateFunction(min, Int64),
     LastSeen SimpleAggregateFunction(max, Int64),
-    SampleArgs SimpleAggregateFunction(max, String)
+    SampleArgs SimpleAggregateFunction(max, String),
+    KeyHash UInt64 MATERIALIZED cityHash64(ServiceName, ToolName, Signature)
 ) ENGINE = AggregatingMergeTree
 PARTITION BY toDate(Minute)
 ORDER BY (ServiceName, Minute, ToolName, Signature, LoopAction)
 SETTINGS non_replicated_deduplication_window = 1000;
+
+-- KeyHash: the hotspot's key in 8 bytes, so a page is chosen without reading or grouping the
+-- strings of every row (lists by hotspots.ts). Added to a table created before it (parts written
+-- earlier compute it when read, until `ALTER TABLE ... MATERIALIZE COLUMN KeyHash`).
+ALTER TABLE loopguard_hotspots_1m
+    ADD COLUMN IF NOT EXISTS KeyHash UInt64 MATERIALIZED cityHash64(ServiceName, ToolName, Signature);
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_hotspots_1m_mv TO loopguard_hotspots_1m AS
 SELECT toStartOfMinute(Timestamp) AS Minute, ServiceName, ToolName, Signature, LoopAction,

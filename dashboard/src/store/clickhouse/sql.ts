@@ -115,11 +115,11 @@ export const CALLS_DERIVED = `SELECT Timestamp, toUnixTimestamp64Milli(Timestamp
 /**
  * Rows shaped like a rollup table for a filter: the table's rows of the whole minutes, plus the
  * same aggregation (the view's own SELECT) over the partial minutes at both ends of the range,
- * read from loopguard_calls. Aggregating these again answers the range exactly.
+ * read from loopguard_calls. Aggregating these again answers the range exactly. With `keyHash`,
+ * every row also has the table's KeyHash column, computed by that expression for the edges.
  */
 export function rollupRows(
-  src: Source,
-  view: { target: string; select: string },
+  view: { target: string; select: string; keyHash?: string },
   filter: QueryFilter,
   span: { fromCeil: number; toFloor: number },
   params: SqlParams,
@@ -164,10 +164,12 @@ export function rollupRows(
       ]),
     );
   }
-  const branches = [`SELECT * FROM ${view.target} ${where(conds)}`];
+  // the table's KeyHash is MATERIALIZED (not in *): named last in every branch
+  const hash = view.keyHash ? [', KeyHash', `, ${view.keyHash} AS KeyHash`] : ['', ''];
+  const branches = [`SELECT *${hash[0]} FROM ${view.target} ${where(conds)}`];
   for (const range of edges) {
     const derived = `${CALLS_DERIVED} ${where([...edge, ...range])}`;
-    branches.push(`SELECT * FROM (${view.select.replaceAll('{{derive}}', derived)})`);
+    branches.push(`SELECT *${hash[1]} FROM (${view.select.replaceAll('{{derive}}', derived)})`);
   }
   return `(${branches.join(' UNION ALL ')})`;
 }
