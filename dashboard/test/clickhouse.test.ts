@@ -149,6 +149,15 @@ describe('ClickHouse store on chDB', () => {
     }
     spans.push(makeToolSpan({ scope: '', conversationId: 'conv-1', timeMs: T0 + 5 * MIN }));
     spans.push(makePlainSpan({ timeMs: T0 + 3 * MIN }));
+    // a GenAI tool call without loopguard's attributes: a call with no signature
+    spans.push({
+      ...makeToolSpan({ scope: '', timeMs: T0 + 6 * MIN + 500 }),
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'fetch',
+        'gen_ai.conversation.id': 'conv-2',
+      },
+    });
     await store.insert(spans);
     const filters: QueryFilter[] = [
       { from: T0, to: T0 + 60 * MIN },
@@ -168,7 +177,23 @@ describe('ClickHouse store on chDB', () => {
       { sort: 'sessions', order: 'asc', limit: 3, offset: 2 },
       { sort: 'worstAction', order: 'desc' },
     ];
+    // calls-level answers read loopguard_calls (rollups on) or otel_traces (rollups off)
+    const callFilters: QueryFilter[] = [
+      ...filters,
+      { from: T0 + 1234, to: T0 + 47 * MIN + 999, search: 'run-1' },
+      { from: T0, to: T0 + 60 * MIN, signature: 'grep:a300000000000000', service: 'agent-a' },
+      { from: T0 + 1234, to: T0 + 47 * MIN + 999, search: 'conv' },
+    ];
     const compare = async () => {
+      for (const f of callFilters) {
+        const what = JSON.stringify(f);
+        expect(await store.summary(f), what).toEqual(await raw.summary(f));
+        expect(await store.series(f, 7 * MIN), what).toEqual(await raw.series(f, 7 * MIN));
+        expect(await store.facets(f), what).toEqual(await raw.facets(f));
+        expect(await store.hotspots(f), what).toEqual(await raw.hotspots(f));
+        expect(await store.sessions(f), what).toEqual(await raw.sessions(f));
+        expect(await store.session('run-3', f), what).toEqual(await raw.session('run-3', f));
+      }
       for (const f of filters) {
         for (const p of pages) {
           expect(await store.hotspots(f, p), JSON.stringify({ f, p })).toEqual(

@@ -67,7 +67,7 @@ export function hotspotsSql(
   const conds = rawConditions(filter, params);
   return {
     minutes: 0,
-    from: `${src.derived} ${where([...conds, "Signature != ''"])}`,
+    from: `${src.calls} ${where([...conds, "Signature != ''"])}`,
     columns: RAW_COLUMNS,
   };
 }

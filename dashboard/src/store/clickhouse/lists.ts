@@ -70,7 +70,7 @@ export function sessionsSql(
   return {
     rollup: false,
     columns: RAW_SESSION_COLUMNS,
-    body: `${src.derived} ${where([...conds, "LoopScope != ''"])} GROUP BY LoopScope
+    body: `${src.calls} ${where([...conds, "LoopScope != ''"])} GROUP BY LoopScope
       ${having.length ? `HAVING ${having.join(' AND ')}` : ''}`,
   };
 }

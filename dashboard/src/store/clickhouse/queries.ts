@@ -33,7 +33,7 @@ export async function querySummary(src: Source, filter: QueryFilter): Promise<Su
     `SELECT count() AS calls, countIf(LoopAction = 'nudge') AS nudges, countIf(LoopAction = 'warn') AS warns,
       countIf(LoopAction = 'block') AS blocks, countIf(LoopAction = 'halt') AS halts,
       countIf(ActionRank > 0) AS loops, uniqExactIf(LoopScope, LoopScope != '') AS sessions
-    FROM ${src.derived} ${where(callConds)}`,
+    FROM ${src.calls} ${where(callConds)}`,
     p2,
   );
   return summaryRow(spans?.spans, row);
@@ -54,7 +54,7 @@ export async function querySession(
   );
   const clause = where([...conds, 'LoopScope = {scope:String}']);
   const [head] = await src.exec.query(
-    `SELECT ${RAW_SESSION_COLUMNS} FROM ${src.derived} ${clause} GROUP BY LoopScope`,
+    `SELECT ${RAW_SESSION_COLUMNS} FROM ${src.calls} ${clause} GROUP BY LoopScope`,
     params,
   );
   if (!head) return undefined;
@@ -80,7 +80,7 @@ export async function querySeries(
   const params: SqlParams = { bucket };
   const rows = await src.exec.query(
     `SELECT intDiv(StartMs, {bucket:Int64}) * {bucket:Int64} AS t, LoopAction AS action, count() AS n
-    FROM ${src.derived} ${where(rawConditions(filter, params))} GROUP BY t, action ORDER BY t`,
+    FROM ${src.calls} ${where(rawConditions(filter, params))} GROUP BY t, action ORDER BY t`,
     params,
   );
   return seriesFromRows(rows, filter, bucket);
@@ -115,7 +115,7 @@ export async function queryFacets(
     p1,
   );
   const tools = await src.exec.query(
-    `SELECT DISTINCT ToolName AS v FROM ${src.derived} ${where([...c2, "ToolName != ''"])} ORDER BY v`,
+    `SELECT DISTINCT ToolName AS v FROM ${src.calls} ${where([...c2, "ToolName != ''"])} ORDER BY v`,
     p2,
   );
   return { services: services.map((r) => String(r.v)), tools: tools.map((r) => String(r.v)) };

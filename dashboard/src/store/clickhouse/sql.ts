@@ -10,18 +10,24 @@ export function num(value: unknown): number {
   return Number(value);
 }
 
-/** Where the store reads calls from: the derived view of otel_traces. */
+/** Where the store reads spans and calls from. */
 export interface Source {
   exec: SqlExecutor;
   /** `(SELECT ... FROM otel_traces)` with the loopguard fields (derive.sql). */
   derived: string;
-  /** Whether minute rollups may answer aligned queries. */
+  /**
+   * The calls with derive.sql's fields, bar the span's maps and events: `(CALLS_DERIVED)` from
+   * loopguard_calls when the store's own tables answer, else `derived`.
+   */
+  calls: string;
+  /** Whether minute rollups (and loopguard_calls) may answer. */
   rollups: boolean;
 }
 
 /** A Source over an executor. */
 export function makeSource(exec: SqlExecutor, rollups = true): Source {
-  return { exec, derived: `(${deriveSql()})`, rollups };
+  const derived = `(${deriveSql()})`;
+  return { exec, derived, calls: rollups ? `(${CALLS_DERIVED})` : derived, rollups };
 }
 
 /** Latest start a stored span can have, in epoch ms: every row's StartMs lies in [0, this]. */
