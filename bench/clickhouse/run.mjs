@@ -126,7 +126,17 @@ const queries = [
     name: 'sessions with a block',
     run: (s, f) => s.sessions({ ...f, action: 'block' }, { limit: 50 }),
   },
+  // the rest of the two pages: a hotspot row's sessions, the filter bar, the overview's figures
+  {
+    name: 'sessions of one signature',
+    run: (s, f) => s.sessions({ ...f, signature: TOP_SIGNATURE }, { limit: 50 }),
+  },
+  { name: 'facets', run: (s, f) => s.facets(f) },
+  { name: 'summary', run: (s, f) => s.summary(f) },
+  { name: 'series (60 buckets)', run: (s, f) => s.series(f, (f.to - f.from) / 60) },
 ];
+const [top] = (await rawOnly.hotspots(ranges[1], { limit: 1 })).rows;
+const TOP_SIGNATURE = top?.signature ?? '';
 const lines = [];
 for (const q of queries) {
   for (const r of ranges) {

@@ -35,6 +35,11 @@ export interface ClickHouseStoreOptions {
   rollups?: boolean;
   /** Most spans written in one grouped INSERT (one block in the server's memory). Default 50 000. */
   maxBatchSpans?: number;
+  /**
+   * Fewest rollup rows in a range over which a hotspot page is chosen by the sort column over a
+   * hashed key first, then filled in for its keys only. Default 100 000 (TWO_PASS_ROWS).
+   */
+  hotspotTwoPassRows?: number;
 }
 
 const ROLLUP_TABLES = ['loopguard_hotspots_1m', 'loopguard_sessions_1m'];
@@ -90,7 +95,7 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
       });
     }
   }
-  const src = makeSource(exec, options.rollups !== false);
+  const src = makeSource(exec, options.rollups !== false, options.hotspotTwoPassRows);
   let closed: Promise<void> | undefined;
   const open = () => {
     if (closed) throw new Error('store is closed');

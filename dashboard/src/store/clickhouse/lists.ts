@@ -35,7 +35,9 @@ export function sessionsSql(
   const span =
     src.rollups && !filter.search && !filter.signature ? wholeMinutes(filter) : undefined;
   if (span) {
-    const rows = rollupRows(rollupView('loopguard_sessions_1m'), filter, span, params, ['tool']);
+    const { rows } = rollupRows(rollupView('loopguard_sessions_1m'), filter, span, params, [
+      'tool',
+    ]);
     if (filter.action) {
       const col = { nudge: 'Nudges', warn: 'Warns', block: 'Blocks', halt: 'Halts' } as const;
       having.push(

@@ -22,12 +22,17 @@ export interface Source {
   calls: string;
   /** Whether minute rollups (and loopguard_calls) may answer. */
   rollups: boolean;
+  /** Fewest rollup rows a hotspot page is chosen over by KeyHash first (default TWO_PASS_ROWS). */
+  twoPassRows?: number;
 }
 
 /** A Source over an executor. */
-export function makeSource(exec: SqlExecutor, rollups = true): Source {
+export function makeSource(exec: SqlExecutor, rollups = true, twoPassRows?: number): Source {
   const derived = `(${deriveSql()})`;
-  return { exec, derived, calls: rollups ? `(${CALLS_DERIVED})` : derived, rollups };
+  const calls = rollups ? `(${CALLS_DERIVED})` : derived;
+  return twoPassRows === undefined
+    ? { exec, derived, calls, rollups }
+    : { exec, derived, calls, rollups, twoPassRows };
 }
 
 /** Latest start a stored span can have, in epoch ms: every row's StartMs lies in [0, this]. */
@@ -123,6 +128,7 @@ export const CALLS_DERIVED = `SELECT Timestamp, toUnixTimestamp64Milli(Timestamp
  * same aggregation (the view's own SELECT) over the partial minutes at both ends of the range,
  * read from loopguard_calls. Aggregating these again answers the range exactly. With `keyHash`,
  * every row also has the table's KeyHash column, computed by that expression for the edges.
+ * `table` is the table with the conditions of the whole minutes (`t WHERE ...`).
  */
 export function rollupRows(
   view: { target: string; select: string; keyHash?: string },
@@ -130,7 +136,7 @@ export function rollupRows(
   span: { fromCeil: number; toFloor: number },
   params: SqlParams,
   keys: readonly RollupKey[],
-): string {
+): { rows: string; table: string } {
   const conds = [
     'Minute >= toDateTime({fromCeilS:Int64})',
     'Minute < toDateTime({toFloorS:Int64})',
@@ -177,7 +183,7 @@ export function rollupRows(
     const derived = `${CALLS_DERIVED} ${where([...edge, ...range])}`;
     branches.push(`SELECT *${hash[1]} FROM (${view.select.replaceAll('{{derive}}', derived)})`);
   }
-  return `(${branches.join(' UNION ALL ')})`;
+  return { rows: `(${branches.join(' UNION ALL ')})`, table: `${view.target} ${where(conds)}` };
 }
 
 /** Events of a row (parallel arrays) as API events with ms times. */
