@@ -68,11 +68,16 @@ export function sessionsSql(
     call.push(`(${SEARCH_SQL})`);
     params.search = filter.search.toLowerCase();
   }
-  if (call.length) having.push(`countIf(${call.join(' AND ')}) > 0`);
+  const scoped = [...conds, "LoopScope != ''"];
+  if (call.length && src.rollups) {
+    // loopguard_calls is narrow enough to read twice: the sessions with such a call first,
+    // then only their calls grouped by scope
+    scoped.push(`LoopScope IN (SELECT LoopScope FROM ${src.calls} ${where([...scoped, ...call])})`);
+  } else if (call.length) having.push(`countIf(${call.join(' AND ')}) > 0`);
   return {
     rollup: false,
     columns: RAW_SESSION_COLUMNS,
-    body: `${src.calls} ${where([...conds, "LoopScope != ''"])} GROUP BY LoopScope
+    body: `${src.calls} ${where(scoped)} GROUP BY LoopScope
       ${having.length ? `HAVING ${having.join(' AND ')}` : ''}`,
   };
 }
