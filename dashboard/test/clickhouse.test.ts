@@ -149,6 +149,10 @@ describe('ClickHouse store on chDB', () => {
     }
     spans.push(makeToolSpan({ scope: '', conversationId: 'conv-1', timeMs: T0 + 5 * MIN }));
     spans.push(makePlainSpan({ timeMs: T0 + 3 * MIN }));
+    // one session whose calls come from two services
+    for (const [i, service] of ['agent-a', 'agent-b', 'agent-a'].entries()) {
+      spans.push(makeToolSpan({ scope: 'run-multi', service, timeMs: T0 + 2 * MIN + i * 40_000 }));
+    }
     // a GenAI tool call without loopguard's attributes: a call with no signature
     spans.push({
       ...makeToolSpan({ scope: '', timeMs: T0 + 6 * MIN + 500 }),
@@ -192,7 +196,9 @@ describe('ClickHouse store on chDB', () => {
         expect(await store.facets(f), what).toEqual(await raw.facets(f));
         expect(await store.hotspots(f), what).toEqual(await raw.hotspots(f));
         expect(await store.sessions(f), what).toEqual(await raw.sessions(f));
-        expect(await store.session('run-3', f), what).toEqual(await raw.session('run-3', f));
+        for (const scope of ['run-3', 'run-multi']) {
+          expect(await store.session(scope, f), what).toEqual(await raw.session(scope, f));
+        }
       }
       for (const f of filters) {
         for (const p of pages) {

@@ -11,7 +11,7 @@ import type {
 } from '../types.js';
 import type { SqlParams } from './executor.js';
 import { RAW_SESSION_COLUMNS } from './lists.js';
-import { events, num, rawConditions, type Source, where } from './sql.js';
+import { defined, events, num, rawConditions, type Source, timeBound, where } from './sql.js';
 
 /** Totals of a range: spans of any kind, then calls by action and distinct sessions. */
 export async function querySummary(src: Source, filter: QueryFilter): Promise<Summary> {
@@ -58,10 +58,21 @@ export async function querySession(
     params,
   );
   if (!head) return undefined;
+  let spans = clause;
+  if (src.rollups) {
+    // every call lies in [start, end] and in one of the scope's services (loopguard_calls says
+    // which): otel_traces, sorted by service first, is read there only
+    const bounds = defined([
+      timeBound('>=', num(head.start), 'first', params),
+      timeBound('<', num(head.end) + 1, 'last', params),
+    ]);
+    const services = `ServiceName IN (SELECT ServiceName FROM ${src.calls} ${clause})`;
+    spans = where([...conds, 'LoopScope = {scope:String}', ...bounds, services]);
+  }
   const rows = await src.exec.query(
     `SELECT TraceId, SpanId, StartMs, Duration, ToolName, Signature, LoopAction, LoopAxis, Streak,
       LoopCount, NudgeLevel, Outcome, SpanAttributes, EventTimes, EventNames, EventAttributes
-    FROM ${src.derived} ${clause} ORDER BY Timestamp, SpanId, TraceId LIMIT ${limit} OFFSET ${offset}`,
+    FROM ${src.derived} ${spans} ORDER BY Timestamp, SpanId, TraceId LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
   const calls = rows.map((r) =>
