@@ -131,12 +131,15 @@ const queries = [
     name: 'sessions of one signature',
     run: (s, f) => s.sessions({ ...f, signature: TOP_SIGNATURE }, { limit: 50 }),
   },
+  { name: "a session's timeline", run: (s, f) => s.session(TOP_SCOPE, f) },
   { name: 'facets', run: (s, f) => s.facets(f) },
   { name: 'summary', run: (s, f) => s.summary(f) },
   { name: 'series (60 buckets)', run: (s, f) => s.series(f, (f.to - f.from) / 60) },
 ];
 const [top] = (await rawOnly.hotspots(ranges[1], { limit: 1 })).rows;
 const TOP_SIGNATURE = top?.signature ?? '';
+const [latest] = (await rawOnly.sessions(ranges[1], { limit: 1 })).rows;
+const TOP_SCOPE = latest?.scope ?? '';
 const lines = [];
 for (const q of queries) {
   for (const r of ranges) {
