@@ -149,6 +149,10 @@ describe('ClickHouse store on chDB', () => {
     }
     spans.push(makeToolSpan({ scope: '', conversationId: 'conv-1', timeMs: T0 + 5 * MIN }));
     spans.push(makePlainSpan({ timeMs: T0 + 3 * MIN }));
+    // a session of one blocked call, none allowed
+    spans.push(
+      makeToolSpan({ scope: 'run-blocked', tool: 'read', action: 'block', timeMs: T0 + 4 * MIN }),
+    );
     // one session whose calls come from two services
     for (const [i, service] of ['agent-a', 'agent-b', 'agent-a'].entries()) {
       spans.push(makeToolSpan({ scope: 'run-multi', service, timeMs: T0 + 2 * MIN + i * 40_000 }));
@@ -187,6 +191,8 @@ describe('ClickHouse store on chDB', () => {
       { from: T0 + 1234, to: T0 + 47 * MIN + 999, search: 'run-1' },
       { from: T0, to: T0 + 60 * MIN, signature: 'grep:a300000000000000', service: 'agent-a' },
       { from: T0 + 1234, to: T0 + 47 * MIN + 999, search: 'conv' },
+      { from: T0 + 1234, to: T0 + 47 * MIN + 999, action: 'allow', tool: 'read' },
+      { from: T0 + 61_000, to: T0 + 40 * MIN - 1, action: 'warn' },
     ];
     const compare = async () => {
       for (const f of callFilters) {

@@ -1,6 +1,6 @@
 import { normalizePage, SESSION_SORTS } from '../paging.js';
 import { sessionRow } from '../rows.js';
-import type { Page, PageRequest, QueryFilter, SessionRow } from '../types.js';
+import type { LoopAction, Page, PageRequest, QueryFilter, SessionRow } from '../types.js';
 import type { SqlParams } from './executor.js';
 import { rollupView } from './schema.js';
 import {
@@ -25,6 +25,38 @@ const ROLLUP_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
   max(WorstRank) AS worstRank, max(WorstRank) >= 3 AS halted, sum(Nudges) AS nudges,
   sum(Warns) AS warns, sum(Blocks) AS blocks, min(Start) AS start, max(End) AS end`;
 
+/** `<calls of the action> > 0` over session rollup rows, each column wrapped in `agg`. */
+function actionCalls(action: LoopAction, agg: string): string {
+  const col = { nudge: 'Nudges', warn: 'Warns', block: 'Blocks', halt: 'Halts' } as const;
+  const c = (name: string) => `${agg}(${name})`;
+  return action === 'allow'
+    ? `${c('Calls')} - ${c('Nudges')} - ${c('Warns')} - ${c('Blocks')} - ${c('Halts')} > 0`
+    : `${c(col[action])} > 0`;
+}
+
+/**
+ * Distinct sessions of the calls a filter selects, from the session rollup (whole minutes) and
+ * loopguard_calls (partial ones); undefined when the rollup cannot answer (search, signature,
+ * no whole minute).
+ */
+export async function rollupSessionCount(
+  src: Source,
+  filter: QueryFilter,
+): Promise<number | undefined> {
+  const span =
+    src.rollups && !filter.search && !filter.signature ? wholeMinutes(filter) : undefined;
+  if (!span) return undefined;
+  const params: SqlParams = {};
+  const { rows } = rollupRows(rollupView('loopguard_sessions_1m'), filter, span, params, ['tool']);
+  // a row is one scope's calls of one tool in one minute: it has the action's calls or not
+  const conds = ["LoopScope != ''", ...(filter.action ? [actionCalls(filter.action, '')] : [])];
+  const [row] = await src.exec.query(
+    `SELECT uniqExact(LoopScope) AS n FROM ${rows} ${where(conds)}`,
+    params,
+  );
+  return num(row?.n);
+}
+
 /** The FROM/GROUP/HAVING of the sessions query, raw or from the minute rollup. */
 export function sessionsSql(
   src: Source,
@@ -38,14 +70,7 @@ export function sessionsSql(
     const { rows } = rollupRows(rollupView('loopguard_sessions_1m'), filter, span, params, [
       'tool',
     ]);
-    if (filter.action) {
-      const col = { nudge: 'Nudges', warn: 'Warns', block: 'Blocks', halt: 'Halts' } as const;
-      having.push(
-        filter.action === 'allow'
-          ? 'sum(Calls) - sum(Nudges) - sum(Warns) - sum(Blocks) - sum(Halts) > 0'
-          : `sum(${col[filter.action]}) > 0`,
-      );
-    }
+    if (filter.action) having.push(actionCalls(filter.action, 'sum'));
     return {
       rollup: true,
       columns: ROLLUP_SESSION_COLUMNS,

@@ -10,7 +10,7 @@ import type {
   TraceSpan,
 } from '../types.js';
 import type { SqlParams } from './executor.js';
-import { RAW_SESSION_COLUMNS } from './lists.js';
+import { RAW_SESSION_COLUMNS, rollupSessionCount } from './lists.js';
 import { defined, events, num, rawConditions, type Source, timeBound, where } from './sql.js';
 
 /** Totals of a range: spans of any kind, then calls by action and distinct sessions. */
@@ -29,14 +29,18 @@ export async function querySummary(src: Source, filter: QueryFilter): Promise<Su
     `SELECT count() AS spans FROM otel_traces ${where(spanConds)}`,
     p1,
   );
+  // distinct sessions from the session rollup when it answers: hashing every call's scope was
+  // most of the time
+  const sessions = await rollupSessionCount(src, filter);
   const [row] = await src.exec.query(
     `SELECT count() AS calls, countIf(LoopAction = 'nudge') AS nudges, countIf(LoopAction = 'warn') AS warns,
       countIf(LoopAction = 'block') AS blocks, countIf(LoopAction = 'halt') AS halts,
-      countIf(ActionRank > 0) AS loops, uniqExactIf(LoopScope, LoopScope != '') AS sessions
+      countIf(ActionRank > 0) AS loops
+      ${sessions === undefined ? ", uniqExactIf(LoopScope, LoopScope != '') AS sessions" : ''}
     FROM ${src.calls} ${where(callConds)}`,
     p2,
   );
-  return summaryRow(spans?.spans, row);
+  return summaryRow(spans?.spans, sessions === undefined ? row : { ...row, sessions });
 }
 
 /** One session with its calls in time order; undefined when the scope has no calls. */
