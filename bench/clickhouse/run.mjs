@@ -2,6 +2,9 @@
 // (embedded ClickHouse, the same SQL a server runs), answered from otel_traces (baseline) and
 // from the per-minute rollups. Prints a markdown table.
 //   pnpm --filter @loopguard/dashboard run build && node bench/clickhouse/run.mjs [--rows 10000000]
+// --compare <dir>: also time another build's store (its dashboard/dist/store/) on the same data,
+// alternating with this one, e.g. a build of main in a second worktree; its rollup tables must
+// be readable as this build creates them (createSchema: false).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +14,7 @@ const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '10000000' },
     repeat: { type: 'string', default: '5' },
+    compare: { type: 'string' },
   },
 });
 const ROWS = Number(values.rows);
@@ -29,6 +33,11 @@ const rawOnly = await createClickHouseStore({
   createSchema: false,
   rollups: false,
 });
+const compared = values.compare
+  ? await (
+      await import(new URL('clickhouse.js', `file://${values.compare.replace(/\/?$/, '/')}`).href)
+    ).createClickHouseStore({ executor: exec, createSchema: false })
+  : undefined;
 
 const HOUR = 3_600_000;
 const END = Math.floor(Date.UTC(2026, 0, 2) / 60_000) * 60_000; // minute-aligned
@@ -70,26 +79,37 @@ const t0 = performance.now();
 await exec.command(insertSql);
 const insertMs = performance.now() - t0;
 const counts = {};
-for (const table of ['otel_traces', 'loopguard_hotspots_1m', 'loopguard_sessions_1m']) {
+for (const table of [
+  'otel_traces',
+  'loopguard_calls',
+  'loopguard_hotspots_1m',
+  'loopguard_sessions_1m',
+]) {
   await exec.command(`OPTIMIZE TABLE ${table} FINAL`);
   const [row] = await exec.query(`SELECT count() AS n FROM ${table}`);
   counts[table] = Number(row.n);
 }
 
-async function time(fn) {
-  const samples = [];
-  let result;
+/** Median ms of each fn over REPEAT runs after a warm-up, the fns taking turns. */
+async function time(fns) {
+  const samples = fns.map(() => []);
+  const results = [];
   for (let i = 0; i < REPEAT + 1; i++) {
-    const s = performance.now();
-    result = await fn();
-    if (i > 0) samples.push(performance.now() - s); // first run warms caches
+    for (const [k, fn] of fns.entries()) {
+      const s = performance.now();
+      results[k] = await fn();
+      if (i > 0) samples[k].push(performance.now() - s); // first run warms caches
+    }
   }
-  samples.sort((a, b) => a - b);
-  return { ms: samples[Math.floor(samples.length / 2)], result };
+  return samples.map((ms, k) => {
+    ms.sort((a, b) => a - b);
+    return { ms: ms[Math.floor(ms.length / 2)], result: results[k] };
+  });
 }
 
 // "now" in the middle of a minute, as the UI's presets are: the partial minutes at both ends
-// are read from otel_traces, the whole ones from the rollups.
+// are read from loopguard_calls (otel_traces before it existed), the whole ones from the rollups.
+// The 24 h range starts 23.456 s before the first span, so only its end has a partial minute.
 const NOW = END - 23_456;
 const ranges = [
   { name: 'last 24 h', from: NOW - 24 * HOUR, to: NOW },
@@ -106,18 +126,36 @@ const queries = [
     name: 'sessions with a block',
     run: (s, f) => s.sessions({ ...f, action: 'block' }, { limit: 50 }),
   },
+  // the rest of the two pages: a hotspot row's sessions, the filter bar, the overview's figures
+  {
+    name: 'sessions of one signature',
+    run: (s, f) => s.sessions({ ...f, signature: TOP_SIGNATURE }, { limit: 50 }),
+  },
+  { name: "a session's timeline", run: (s, f) => s.session(TOP_SCOPE, f) },
+  { name: 'facets', run: (s, f) => s.facets(f) },
+  { name: 'summary', run: (s, f) => s.summary(f) },
+  { name: 'series (60 buckets)', run: (s, f) => s.series(f, (f.to - f.from) / 60) },
 ];
+const [top] = (await rawOnly.hotspots(ranges[1], { limit: 1 })).rows;
+const TOP_SIGNATURE = top?.signature ?? '';
+const [latest] = (await rawOnly.sessions(ranges[1], { limit: 1 })).rows;
+const TOP_SCOPE = latest?.scope ?? '';
 const lines = [];
 for (const q of queries) {
   for (const r of ranges) {
     const filter = { from: r.from, to: r.to };
-    const raw = await time(() => q.run(rawOnly, filter));
-    const fast = await time(() => q.run(withRollups, filter));
-    if (JSON.stringify(raw.result) !== JSON.stringify(fast.result)) {
-      throw new Error(`${q.name} ${r.name}: rollup and raw results differ`);
+    const stores = compared ? [rawOnly, compared, withRollups] : [rawOnly, withRollups];
+    const timed = await time(stores.map((store) => () => q.run(store, filter)));
+    const raw = timed[0];
+    const fast = timed[timed.length - 1];
+    for (const t of timed.slice(1)) {
+      if (JSON.stringify(raw.result) !== JSON.stringify(t.result)) {
+        throw new Error(`${q.name} ${r.name}: rollup and raw results differ`);
+      }
     }
+    const other = compared ? ` ${timed[1].ms.toFixed(1)} |` : '';
     lines.push(
-      `| ${q.name} | ${r.name} | ${raw.ms.toFixed(1)} | ${fast.ms.toFixed(1)} | ${(raw.ms / fast.ms).toFixed(1)}x |`,
+      `| ${q.name} | ${r.name} | ${raw.ms.toFixed(1)} |${other} ${fast.ms.toFixed(1)} | ${(raw.ms / fast.ms).toFixed(1)}x |`,
     );
   }
 }
@@ -125,10 +163,12 @@ for (const q of queries) {
 console.log(
   `\n${ROWS.toLocaleString('en-US')} spans over 24 h in chDB ${JSON.stringify(counts)}; insert (with materialized views) ${(insertMs / 1000).toFixed(1)} s; median of ${REPEAT} runs.\n`,
 );
-console.log('| query | range | otel_traces (baseline) ms | rollup ms | speed-up |');
-console.log('|---|---|---:|---:|---:|');
+const head = compared ? ' rollup ms (--compare build) |' : '';
+console.log(`| query | range | otel_traces (baseline) ms |${head} rollup ms | speed-up |`);
+console.log(`|---|---|---:|${compared ? '---:|' : ''}---:|---:|`);
 for (const line of lines) console.log(line);
 
 await withRollups.close();
 await rawOnly.close();
+await compared?.close();
 rmSync(dir, { recursive: true, force: true });

@@ -149,6 +149,23 @@ describe('ClickHouse store on chDB', () => {
     }
     spans.push(makeToolSpan({ scope: '', conversationId: 'conv-1', timeMs: T0 + 5 * MIN }));
     spans.push(makePlainSpan({ timeMs: T0 + 3 * MIN }));
+    // a session of one blocked call, none allowed
+    spans.push(
+      makeToolSpan({ scope: 'run-blocked', tool: 'read', action: 'block', timeMs: T0 + 4 * MIN }),
+    );
+    // one session whose calls come from two services
+    for (const [i, service] of ['agent-a', 'agent-b', 'agent-a'].entries()) {
+      spans.push(makeToolSpan({ scope: 'run-multi', service, timeMs: T0 + 2 * MIN + i * 40_000 }));
+    }
+    // a GenAI tool call without loopguard's attributes: a call with no signature
+    spans.push({
+      ...makeToolSpan({ scope: '', timeMs: T0 + 6 * MIN + 500 }),
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'fetch',
+        'gen_ai.conversation.id': 'conv-2',
+      },
+    });
     await store.insert(spans);
     const filters: QueryFilter[] = [
       { from: T0, to: T0 + 60 * MIN },
@@ -168,7 +185,27 @@ describe('ClickHouse store on chDB', () => {
       { sort: 'sessions', order: 'asc', limit: 3, offset: 2 },
       { sort: 'worstAction', order: 'desc' },
     ];
+    // calls-level answers read loopguard_calls (rollups on) or otel_traces (rollups off)
+    const callFilters: QueryFilter[] = [
+      ...filters,
+      { from: T0 + 1234, to: T0 + 47 * MIN + 999, search: 'run-1' },
+      { from: T0, to: T0 + 60 * MIN, signature: 'grep:a300000000000000', service: 'agent-a' },
+      { from: T0 + 1234, to: T0 + 47 * MIN + 999, search: 'conv' },
+      { from: T0 + 1234, to: T0 + 47 * MIN + 999, action: 'allow', tool: 'read' },
+      { from: T0 + 61_000, to: T0 + 40 * MIN - 1, action: 'warn' },
+    ];
     const compare = async () => {
+      for (const f of callFilters) {
+        const what = JSON.stringify(f);
+        expect(await store.summary(f), what).toEqual(await raw.summary(f));
+        expect(await store.series(f, 7 * MIN), what).toEqual(await raw.series(f, 7 * MIN));
+        expect(await store.facets(f), what).toEqual(await raw.facets(f));
+        expect(await store.hotspots(f), what).toEqual(await raw.hotspots(f));
+        expect(await store.sessions(f), what).toEqual(await raw.sessions(f));
+        for (const scope of ['run-3', 'run-multi']) {
+          expect(await store.session(scope, f), what).toEqual(await raw.session(scope, f));
+        }
+      }
       for (const f of filters) {
         for (const p of pages) {
           expect(await store.hotspots(f, p), JSON.stringify({ f, p })).toEqual(

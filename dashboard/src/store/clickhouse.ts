@@ -7,7 +7,8 @@ import {
   type SqlExecutor,
   type SqlParams,
 } from './clickhouse/executor.js';
-import { queryHotspots, querySessions } from './clickhouse/lists.js';
+import { queryHotspots } from './clickhouse/hotspots.js';
+import { querySessions } from './clickhouse/lists.js';
 import {
   queryCounters,
   queryFacets,
@@ -17,7 +18,7 @@ import {
   queryTrace,
 } from './clickhouse/queries.js';
 import { spanToRow } from './clickhouse/rows.js';
-import { rollupViews, schemaStatements, TRACES_IN } from './clickhouse/schema.js';
+import { CALLS, rollupViews, schemaStatements, TRACES_IN } from './clickhouse/schema.js';
 import { defined, makeSource, num, timeBound, where } from './clickhouse/sql.js';
 import { sumRejected } from './counter-deltas.js';
 import type { SpanRecord, Store } from './types.js';
@@ -34,6 +35,11 @@ export interface ClickHouseStoreOptions {
   rollups?: boolean;
   /** Most spans written in one grouped INSERT (one block in the server's memory). Default 50 000. */
   maxBatchSpans?: number;
+  /**
+   * Fewest rollup rows in a range over which a hotspot page is chosen by the sort column over a
+   * hashed key first, then filled in for its keys only. Default 100 000 (TWO_PASS_ROWS).
+   */
+  hotspotTwoPassRows?: number;
 }
 
 const ROLLUP_TABLES = ['loopguard_hotspots_1m', 'loopguard_sessions_1m'];
@@ -89,7 +95,7 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
       });
     }
   }
-  const src = makeSource(exec, options.rollups !== false);
+  const src = makeSource(exec, options.rollups !== false, options.hotspotTwoPassRows);
   let closed: Promise<void> | undefined;
   const open = () => {
     if (closed) throw new Error('store is closed');
@@ -148,7 +154,10 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   /** Re-fills the rollups of one minute from the spans left in it. */
   async function refillMinute(minuteS: number): Promise<void> {
     for (const view of rollupViews()) {
-      const cols = (await exec.query(`DESCRIBE TABLE ${view.target}`)).map((c) => String(c.name));
+      // the view's columns: the table's ordinary ones (KeyHash is MATERIALIZED on insert)
+      const cols = (await exec.query(`DESCRIBE TABLE ${view.target}`))
+        .filter((c) => !c.default_type)
+        .map((c) => String(c.name));
       const params: SqlParams = {};
       const range = defined([
         timeBound('>=', minuteS * 1000, 'from', params),
@@ -188,6 +197,7 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
       const n = num(row?.n);
       if (n === 0) return 0;
       await exec.command(`DELETE FROM otel_traces WHERE ${cond}`, params);
+      await exec.command(`DELETE FROM ${CALLS} WHERE ${cond}`, params);
       const minuteS = Math.floor(cutoffMs / 60_000) * 60;
       for (const table of ROLLUP_TABLES) {
         await exec.command(`DELETE FROM ${table} WHERE Minute <= toDateTime({m:Int64})`, {

@@ -1,8 +1,8 @@
-import { HOTSPOT_SORTS, normalizePage, SESSION_SORTS } from '../paging.js';
-import { hotspotRow, sessionRow } from '../rows.js';
-import type { Hotspot, Page, PageRequest, QueryFilter, SessionRow } from '../types.js';
+import { normalizePage, SESSION_SORTS } from '../paging.js';
+import { sessionRow } from '../rows.js';
+import type { LoopAction, Page, PageRequest, QueryFilter, SessionRow } from '../types.js';
 import type { SqlParams } from './executor.js';
-import { rollupViews } from './schema.js';
+import { rollupView } from './schema.js';
 import {
   num,
   rawConditions,
@@ -12,78 +12,6 @@ import {
   where,
   wholeMinutes,
 } from './sql.js';
-
-const VIEWS = new Map(rollupViews().map((v) => [v.target, v]));
-const view = (target: string) => {
-  const v = VIEWS.get(target);
-  if (!v) throw new Error(`rollups.sql has no view into ${target}`);
-  return v;
-};
-
-const ORDER_TAIL = 'calls DESC, signature, service, tool';
-
-/** The SELECT of hotspots over raw spans, or over the minute rollup when it answers exactly. */
-export function hotspotsSql(
-  src: Source,
-  filter: QueryFilter,
-  params: SqlParams,
-): { from: string; columns: string; rollup: boolean } {
-  const span = src.rollups && !filter.search ? wholeMinutes(filter) : undefined;
-  if (span) {
-    const rows = rollupRows(src, view('loopguard_hotspots_1m'), filter, span, params, [
-      'tool',
-      'action',
-      'signature',
-    ]);
-    return {
-      rollup: true,
-      from: `${rows} WHERE Signature != ''`,
-      columns: `ServiceName AS service, ToolName AS tool, Signature AS signature, sum(Calls) AS calls,
-        max(LongestStreak) AS longestStreak, sumIf(Calls, LoopAction = 'nudge') AS nudges,
-        sumIf(Calls, LoopAction = 'warn') AS warns, sumIf(Calls, LoopAction = 'block') AS blocks,
-        sumIf(Calls, LoopAction = 'halt') AS halts, uniqExactMerge(Sessions) AS sessions,
-        sum(RepeatNs) / 1e9 AS repeatSeconds, min(FirstSeen) AS firstSeen, max(LastSeen) AS lastSeen,
-        max(SampleArgs) AS sampleArgs`,
-    };
-  }
-  const conds = rawConditions(filter, params);
-  return {
-    rollup: false,
-    from: `${src.derived} ${where([...conds, "Signature != ''"])}`,
-    columns: `ServiceName AS service, ToolName AS tool, Signature AS signature, count() AS calls,
-      max(Streak) AS longestStreak, countIf(LoopAction = 'nudge') AS nudges,
-      countIf(LoopAction = 'warn') AS warns, countIf(LoopAction = 'block') AS blocks,
-      countIf(LoopAction = 'halt') AS halts, uniqExactIf(LoopScope, LoopScope != '') AS sessions,
-      sumIf(Duration, LoopCount > 1) / 1e9 AS repeatSeconds, min(StartMs) AS firstSeen,
-      max(StartMs) AS lastSeen, max(ToolArgs) AS sampleArgs`,
-  };
-}
-
-/** Repeated signatures, aggregated; whole minutes come from the rollup unless a search is set. */
-export async function queryHotspots(
-  src: Source,
-  filter: QueryFilter,
-  page?: PageRequest,
-): Promise<Page<Hotspot>> {
-  const params: SqlParams = {};
-  const q = hotspotsSql(src, filter, params);
-  const p = normalizePage(page, HOTSPOT_SORTS, 'calls');
-  const rows = await src.exec.query(
-    `SELECT ${q.columns}, count() OVER () AS total FROM ${q.from}
-    GROUP BY service, tool, signature
-    ORDER BY ${p.sort} ${p.order}, ${ORDER_TAIL} LIMIT ${p.limit} OFFSET ${p.offset}`,
-    params,
-  );
-  let total = rows.length ? num(rows[0]?.total) : 0;
-  if (!rows.length && p.offset > 0) {
-    const [c] = await src.exec.query(
-      `SELECT count() AS n FROM (SELECT 1 FROM ${q.from} GROUP BY ServiceName, ToolName, Signature)`,
-      params,
-    );
-    total = num(c?.n);
-  }
-  return { total, rows: rows.map((r) => hotspotRow(r)) };
-}
 
 /** Aggregate columns of a session over raw derived rows. */
 export const RAW_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
@@ -97,6 +25,38 @@ const ROLLUP_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
   max(WorstRank) AS worstRank, max(WorstRank) >= 3 AS halted, sum(Nudges) AS nudges,
   sum(Warns) AS warns, sum(Blocks) AS blocks, min(Start) AS start, max(End) AS end`;
 
+/** `<calls of the action> > 0` over session rollup rows, each column wrapped in `agg`. */
+function actionCalls(action: LoopAction, agg: string): string {
+  const col = { nudge: 'Nudges', warn: 'Warns', block: 'Blocks', halt: 'Halts' } as const;
+  const c = (name: string) => `${agg}(${name})`;
+  return action === 'allow'
+    ? `${c('Calls')} - ${c('Nudges')} - ${c('Warns')} - ${c('Blocks')} - ${c('Halts')} > 0`
+    : `${c(col[action])} > 0`;
+}
+
+/**
+ * Distinct sessions of the calls a filter selects, from the session rollup (whole minutes) and
+ * loopguard_calls (partial ones); undefined when the rollup cannot answer (search, signature,
+ * no whole minute).
+ */
+export async function rollupSessionCount(
+  src: Source,
+  filter: QueryFilter,
+): Promise<number | undefined> {
+  const span =
+    src.rollups && !filter.search && !filter.signature ? wholeMinutes(filter) : undefined;
+  if (!span) return undefined;
+  const params: SqlParams = {};
+  const { rows } = rollupRows(rollupView('loopguard_sessions_1m'), filter, span, params, ['tool']);
+  // a row is one scope's calls of one tool in one minute: it has the action's calls or not
+  const conds = ["LoopScope != ''", ...(filter.action ? [actionCalls(filter.action, '')] : [])];
+  const [row] = await src.exec.query(
+    `SELECT uniqExact(LoopScope) AS n FROM ${rows} ${where(conds)}`,
+    params,
+  );
+  return num(row?.n);
+}
+
 /** The FROM/GROUP/HAVING of the sessions query, raw or from the minute rollup. */
 export function sessionsSql(
   src: Source,
@@ -107,15 +67,10 @@ export function sessionsSql(
   const span =
     src.rollups && !filter.search && !filter.signature ? wholeMinutes(filter) : undefined;
   if (span) {
-    const rows = rollupRows(src, view('loopguard_sessions_1m'), filter, span, params, ['tool']);
-    if (filter.action) {
-      const col = { nudge: 'Nudges', warn: 'Warns', block: 'Blocks', halt: 'Halts' } as const;
-      having.push(
-        filter.action === 'allow'
-          ? 'sum(Calls) - sum(Nudges) - sum(Warns) - sum(Blocks) - sum(Halts) > 0'
-          : `sum(${col[filter.action]}) > 0`,
-      );
-    }
+    const { rows } = rollupRows(rollupView('loopguard_sessions_1m'), filter, span, params, [
+      'tool',
+    ]);
+    if (filter.action) having.push(actionCalls(filter.action, 'sum'));
     return {
       rollup: true,
       columns: ROLLUP_SESSION_COLUMNS,
@@ -138,11 +93,16 @@ export function sessionsSql(
     call.push(`(${SEARCH_SQL})`);
     params.search = filter.search.toLowerCase();
   }
-  if (call.length) having.push(`countIf(${call.join(' AND ')}) > 0`);
+  const scoped = [...conds, "LoopScope != ''"];
+  if (call.length && src.rollups) {
+    // loopguard_calls is narrow enough to read twice: the sessions with such a call first,
+    // then only their calls grouped by scope
+    scoped.push(`LoopScope IN (SELECT LoopScope FROM ${src.calls} ${where([...scoped, ...call])})`);
+  } else if (call.length) having.push(`countIf(${call.join(' AND ')}) > 0`);
   return {
     rollup: false,
     columns: RAW_SESSION_COLUMNS,
-    body: `${src.derived} ${where([...conds, "LoopScope != ''"])} GROUP BY LoopScope
+    body: `${src.calls} ${where(scoped)} GROUP BY LoopScope
       ${having.length ? `HAVING ${having.join(' AND ')}` : ''}`,
   };
 }

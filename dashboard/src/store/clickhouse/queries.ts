@@ -10,8 +10,8 @@ import type {
   TraceSpan,
 } from '../types.js';
 import type { SqlParams } from './executor.js';
-import { RAW_SESSION_COLUMNS } from './lists.js';
-import { events, num, rawConditions, type Source, where } from './sql.js';
+import { RAW_SESSION_COLUMNS, rollupSessionCount } from './lists.js';
+import { defined, events, num, rawConditions, type Source, timeBound, where } from './sql.js';
 
 /** Totals of a range: spans of any kind, then calls by action and distinct sessions. */
 export async function querySummary(src: Source, filter: QueryFilter): Promise<Summary> {
@@ -29,14 +29,18 @@ export async function querySummary(src: Source, filter: QueryFilter): Promise<Su
     `SELECT count() AS spans FROM otel_traces ${where(spanConds)}`,
     p1,
   );
+  // distinct sessions from the session rollup when it answers: hashing every call's scope was
+  // most of the time
+  const sessions = await rollupSessionCount(src, filter);
   const [row] = await src.exec.query(
     `SELECT count() AS calls, countIf(LoopAction = 'nudge') AS nudges, countIf(LoopAction = 'warn') AS warns,
       countIf(LoopAction = 'block') AS blocks, countIf(LoopAction = 'halt') AS halts,
-      countIf(ActionRank > 0) AS loops, uniqExactIf(LoopScope, LoopScope != '') AS sessions
-    FROM ${src.derived} ${where(callConds)}`,
+      countIf(ActionRank > 0) AS loops
+      ${sessions === undefined ? ", uniqExactIf(LoopScope, LoopScope != '') AS sessions" : ''}
+    FROM ${src.calls} ${where(callConds)}`,
     p2,
   );
-  return summaryRow(spans?.spans, row);
+  return summaryRow(spans?.spans, sessions === undefined ? row : { ...row, sessions });
 }
 
 /** One session with its calls in time order; undefined when the scope has no calls. */
@@ -54,14 +58,25 @@ export async function querySession(
   );
   const clause = where([...conds, 'LoopScope = {scope:String}']);
   const [head] = await src.exec.query(
-    `SELECT ${RAW_SESSION_COLUMNS} FROM ${src.derived} ${clause} GROUP BY LoopScope`,
+    `SELECT ${RAW_SESSION_COLUMNS} FROM ${src.calls} ${clause} GROUP BY LoopScope`,
     params,
   );
   if (!head) return undefined;
+  let spans = clause;
+  if (src.rollups) {
+    // every call lies in [start, end] and in one of the scope's services (loopguard_calls says
+    // which): otel_traces, sorted by service first, is read there only
+    const bounds = defined([
+      timeBound('>=', num(head.start), 'first', params),
+      timeBound('<', num(head.end) + 1, 'last', params),
+    ]);
+    const services = `ServiceName IN (SELECT ServiceName FROM ${src.calls} ${clause})`;
+    spans = where([...conds, 'LoopScope = {scope:String}', ...bounds, services]);
+  }
   const rows = await src.exec.query(
     `SELECT TraceId, SpanId, StartMs, Duration, ToolName, Signature, LoopAction, LoopAxis, Streak,
       LoopCount, NudgeLevel, Outcome, SpanAttributes, EventTimes, EventNames, EventAttributes
-    FROM ${src.derived} ${clause} ORDER BY Timestamp, SpanId, TraceId LIMIT ${limit} OFFSET ${offset}`,
+    FROM ${src.derived} ${spans} ORDER BY Timestamp, SpanId, TraceId LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
   const calls = rows.map((r) =>
@@ -80,7 +95,7 @@ export async function querySeries(
   const params: SqlParams = { bucket };
   const rows = await src.exec.query(
     `SELECT intDiv(StartMs, {bucket:Int64}) * {bucket:Int64} AS t, LoopAction AS action, count() AS n
-    FROM ${src.derived} ${where(rawConditions(filter, params))} GROUP BY t, action ORDER BY t`,
+    FROM ${src.calls} ${where(rawConditions(filter, params))} GROUP BY t, action ORDER BY t`,
     params,
   );
   return seriesFromRows(rows, filter, bucket);
@@ -115,7 +130,7 @@ export async function queryFacets(
     p1,
   );
   const tools = await src.exec.query(
-    `SELECT DISTINCT ToolName AS v FROM ${src.derived} ${where([...c2, "ToolName != ''"])} ORDER BY v`,
+    `SELECT DISTINCT ToolName AS v FROM ${src.calls} ${where([...c2, "ToolName != ''"])} ORDER BY v`,
     p2,
   );
   return { services: services.map((r) => String(r.v)), tools: tools.map((r) => String(r.v)) };

@@ -1,6 +1,7 @@
 -- Per-minute rollups of tool calls, filled by materialized views on otel_traces. The store reads
--- them for hotspots and sessions when the range is minute-aligned and the filter allows it
--- (docs/scaling.md); otherwise it reads otel_traces. deleteBefore trims them with the spans.
+-- them for the whole minutes of hotspots, sessions and the summary's session count when the
+-- filter allows it, and loopguard_calls (calls.sql) for the partial minutes at both ends
+-- (docs/scaling.md). deleteBefore trims them with the spans.
 -- Like the counters, they see each span once (traces-in.sql, counters.sql).
 CREATE TABLE IF NOT EXISTS loopguard_hotspots_1m (
     Minute DateTime CODEC(Delta, ZSTD(1)),
@@ -14,11 +15,18 @@ CREATE TABLE IF NOT EXISTS loopguard_hotspots_1m (
     RepeatNs SimpleAggregateFunction(sum, UInt64),
     FirstSeen SimpleAggregateFunction(min, Int64),
     LastSeen SimpleAggregateFunction(max, Int64),
-    SampleArgs SimpleAggregateFunction(max, String)
+    SampleArgs SimpleAggregateFunction(max, String),
+    KeyHash UInt64 MATERIALIZED cityHash64(ServiceName, ToolName, Signature)
 ) ENGINE = AggregatingMergeTree
 PARTITION BY toDate(Minute)
 ORDER BY (ServiceName, Minute, ToolName, Signature, LoopAction)
 SETTINGS non_replicated_deduplication_window = 1000;
+
+-- KeyHash: the hotspot's key in 8 bytes, so a page is chosen without reading or grouping the
+-- strings of every row (hotspots.ts). This ALTER adds it to a table created before it; parts
+-- written earlier compute it when read, until `ALTER TABLE ... MATERIALIZE COLUMN KeyHash`.
+ALTER TABLE loopguard_hotspots_1m
+    ADD COLUMN IF NOT EXISTS KeyHash UInt64 MATERIALIZED cityHash64(ServiceName, ToolName, Signature);
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_hotspots_1m_mv TO loopguard_hotspots_1m AS
 SELECT toStartOfMinute(Timestamp) AS Minute, ServiceName, ToolName, Signature, LoopAction,

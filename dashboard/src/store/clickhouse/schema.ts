@@ -38,13 +38,16 @@ export const TRACES_IN = 'loopguard_traces_in';
 
 /**
  * Every DDL statement of the store, in order: otel_traces and its way in, counters and their
- * views, rollups.
+ * views, the time-ordered copy of the calls, rollups.
  */
 export function schemaStatements(): string[] {
-  return ['otel-traces.sql', 'traces-in.sql', 'counters.sql', 'rollups.sql'].flatMap((f) =>
-    statements(readSql(f)),
+  return ['otel-traces.sql', 'traces-in.sql', 'counters.sql', 'calls.sql', 'rollups.sql'].flatMap(
+    (f) => statements(readSql(f)),
   );
 }
+
+/** The table of calls in time order (calls.sql), read for the partial minutes of a range. */
+export const CALLS = 'loopguard_calls';
 
 /** A rollup view: its target table and the SELECT that fills it, with `{{derive}}` unexpanded. */
 export interface RollupView {
@@ -60,4 +63,14 @@ export function rollupViews(): RollupView[] {
     if (m) out.push({ target: m[1] as string, select: m[2] as string });
   }
   return out;
+}
+
+let views: RollupView[] | undefined;
+
+/** The view of rollups.sql filling `target`. */
+export function rollupView(target: string): RollupView {
+  views ??= rollupViews();
+  const v = views.find((r) => r.target === target);
+  if (!v) throw new Error(`rollups.sql has no view into ${target}`);
+  return v;
 }

@@ -1,7 +1,7 @@
 import { MAX_TIME_NS } from '../column-ranges.js';
 import type { QueryFilter } from '../types.js';
 import type { SqlExecutor, SqlParams } from './executor.js';
-import { deriveSql } from './schema.js';
+import { CALLS, deriveSql } from './schema.js';
 
 /** A number from a JSONEachRow value (64-bit integers arrive quoted from a server). */
 export function num(value: unknown): number {
@@ -10,18 +10,29 @@ export function num(value: unknown): number {
   return Number(value);
 }
 
-/** Where the store reads calls from: the derived view of otel_traces. */
+/** Where the store reads spans and calls from. */
 export interface Source {
   exec: SqlExecutor;
   /** `(SELECT ... FROM otel_traces)` with the loopguard fields (derive.sql). */
   derived: string;
-  /** Whether minute rollups may answer aligned queries. */
+  /**
+   * The calls with derive.sql's fields, bar the span's maps and events: `(CALLS_DERIVED)` from
+   * loopguard_calls when the store's own tables answer, else `derived`.
+   */
+  calls: string;
+  /** Whether minute rollups (and loopguard_calls) may answer. */
   rollups: boolean;
+  /** Fewest rollup rows a hotspot page is chosen over by KeyHash first (default TWO_PASS_ROWS). */
+  twoPassRows?: number;
 }
 
 /** A Source over an executor. */
-export function makeSource(exec: SqlExecutor, rollups = true): Source {
-  return { exec, derived: `(${deriveSql()})`, rollups };
+export function makeSource(exec: SqlExecutor, rollups = true, twoPassRows?: number): Source {
+  const derived = `(${deriveSql()})`;
+  const calls = rollups ? `(${CALLS_DERIVED})` : derived;
+  return twoPassRows === undefined
+    ? { exec, derived, calls, rollups }
+    : { exec, derived, calls, rollups, twoPassRows };
 }
 
 /** Latest start a stored span can have, in epoch ms: every row's StartMs lies in [0, this]. */
@@ -105,18 +116,27 @@ export function wholeMinutes(
 type RollupKey = 'tool' | 'action' | 'signature';
 
 /**
+ * The fields of derive.sql a rollup view reads, from loopguard_calls (calls.sql), whose rows are
+ * derive.sql's calls: the source of the partial minutes, a few granules in time order.
+ */
+export const CALLS_DERIVED = `SELECT Timestamp, toUnixTimestamp64Milli(Timestamp) AS StartMs, true AS IsCall,
+  ServiceName, ToolName, Signature, LoopAction, ActionRank, LoopScope, ConversationId, Streak,
+  LoopCount, Duration, ToolArgs FROM ${CALLS}`;
+
+/**
  * Rows shaped like a rollup table for a filter: the table's rows of the whole minutes, plus the
  * same aggregation (the view's own SELECT) over the partial minutes at both ends of the range,
- * read from otel_traces. Aggregating these again answers the range exactly.
+ * read from loopguard_calls. Aggregating these again answers the range exactly. With `keyHash`,
+ * every row also has the table's KeyHash column, computed by that expression for the edges.
+ * `table` is the table with the conditions of the whole minutes (`t WHERE ...`).
  */
 export function rollupRows(
-  src: Source,
-  view: { target: string; select: string },
+  view: { target: string; select: string; keyHash?: string },
   filter: QueryFilter,
   span: { fromCeil: number; toFloor: number },
   params: SqlParams,
   keys: readonly RollupKey[],
-): string {
+): { rows: string; table: string } {
   const conds = [
     'Minute >= toDateTime({fromCeilS:Int64})',
     'Minute < toDateTime({toFloorS:Int64})',
@@ -156,12 +176,14 @@ export function rollupRows(
       ]),
     );
   }
-  const branches = [`SELECT * FROM ${view.target} ${where(conds)}`];
+  // the table's KeyHash is MATERIALIZED (not in *): named last in every branch
+  const hash = view.keyHash ? [', KeyHash', `, ${view.keyHash} AS KeyHash`] : ['', ''];
+  const branches = [`SELECT *${hash[0]} FROM ${view.target} ${where(conds)}`];
   for (const range of edges) {
-    const derived = `${src.derived.slice(1, -1)} ${where([...edge, ...range])}`;
-    branches.push(`SELECT * FROM (${view.select.replaceAll('{{derive}}', derived)})`);
+    const derived = `${CALLS_DERIVED} ${where([...edge, ...range])}`;
+    branches.push(`SELECT *${hash[1]} FROM (${view.select.replaceAll('{{derive}}', derived)})`);
   }
-  return `(${branches.join(' UNION ALL ')})`;
+  return { rows: `(${branches.join(' UNION ALL ')})`, table: `${view.target} ${where(conds)}` };
 }
 
 /** Events of a row (parallel arrays) as API events with ms times. */

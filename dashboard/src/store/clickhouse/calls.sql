@@ -1,0 +1,29 @@
+-- The loopguard fields of every tool call, a narrow copy of otel_traces ordered by time, filled by
+-- a materialized view. The store reads it for the partial minutes at both ends of a range
+-- (rollups.sql has the whole minutes): otel_traces is sorted by service and span name first, so
+-- any sub-minute range there reads a granule of every (service, span name) with the whole
+-- attribute map, here a granule or two. deleteBefore trims it with the spans; like the rollups, it
+-- sees each span once (traces-in.sql).
+CREATE TABLE IF NOT EXISTS loopguard_calls (
+    Timestamp DateTime64(9) CODEC(Delta, ZSTD(1)),
+    ServiceName LowCardinality(String),
+    ToolName LowCardinality(String),
+    Signature String CODEC(ZSTD(1)),
+    LoopAction LowCardinality(String),
+    ActionRank Int8,
+    LoopScope String CODEC(ZSTD(1)),
+    ConversationId String CODEC(ZSTD(1)),
+    Streak Int32,
+    LoopCount Int32,
+    Duration UInt64 CODEC(ZSTD(1)),
+    ToolArgs String CODEC(ZSTD(1))
+) ENGINE = MergeTree
+PARTITION BY toDate(Timestamp)
+ORDER BY Timestamp
+SETTINGS non_replicated_deduplication_window = 1000;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_calls_mv TO loopguard_calls AS
+SELECT Timestamp, ServiceName, ToolName, Signature, LoopAction, ActionRank, LoopScope,
+    ConversationId, Streak, LoopCount, Duration, ToolArgs
+FROM ({{derive}})
+WHERE IsCall;
