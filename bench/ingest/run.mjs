@@ -169,6 +169,16 @@ await ingestCase(
   COLLECTOR_BATCH,
   4,
 );
+// A Collector on its defaults: batch processor send_batch_size 8192, exporter sending_queue
+// num_consumers 10 (so up to 10 requests in flight); twice the spans, so 10 in flight reach a steady state.
+await ingestCase(
+  'loopguard dashboard, Collector defaults (8192-span batches, 10 consumers)',
+  lg.url,
+  'protobuf',
+  Math.max(1, Math.round((2 * BATCHES * BATCH) / COLLECTOR_BATCH)),
+  COLLECTOR_BATCH,
+  10,
+);
 const stored = (await lg.store.counters()).ingestedSpans;
 await lg.close();
 
