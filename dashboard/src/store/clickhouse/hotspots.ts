@@ -27,19 +27,12 @@ const ROLLUP_AGG: Record<(typeof HOTSPOT_SORTS)[number], string> = {
   lastSeen: 'max(LastSeen)',
 };
 
-const ROLLUP_COLUMNS = `ServiceName AS service, ToolName AS tool, Signature AS signature, ${[
-  'calls',
-  'longestStreak',
-  'nudges',
-  'warns',
-  'blocks',
-  'halts',
-  'sessions',
-  'repeatSeconds',
-  'firstSeen',
-  'lastSeen',
-]
-  .map((c) => `${ROLLUP_AGG[c as keyof typeof ROLLUP_AGG]} AS ${c}`)
+const NAMES: ReadonlySet<string> = new Set(['service', 'tool', 'signature']);
+
+const ROLLUP_COLUMNS = `ServiceName AS service, ToolName AS tool, Signature AS signature, ${HOTSPOT_SORTS.filter(
+  (c) => !NAMES.has(c),
+)
+  .map((c) => `${ROLLUP_AGG[c]} AS ${c}`)
   .join(', ')}, max(SampleArgs) AS sampleArgs`;
 
 const RAW_COLUMNS = `ServiceName AS service, ToolName AS tool, Signature AS signature, count() AS calls,
