@@ -6,6 +6,7 @@ import { schemaStatements } from '../src/store/clickhouse/schema.js';
 import { createClickHouseStore } from '../src/store/clickhouse.js';
 import type { PageRequest, QueryFilter, Store } from '../src/store/types.js';
 import { startClickHouseHttpShim } from './clickhouse-http-shim.js';
+import { request, span } from './helpers/otlp-json.js';
 import { makeLoop, makePlainSpan, makeToolSpan, T0 } from './store-conformance.js';
 
 const MIN = 60_000;
@@ -272,44 +273,35 @@ describe('loopguard dashboard --store clickhouse://', () => {
       token: '',
     });
     try {
-      const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
       const now = BigInt(Date.now()) * 1_000_000n;
-      const spans = [1, 2, 3].map((i) => ({
-        traceId: '0af7651916cd43dd8448eb211c80319c',
-        spanId: `00f067aa0ba902b${i}`,
-        name: 'execute_tool grep',
-        kind: 1,
-        startTimeUnixNano: String(now + BigInt(i) * 1_000_000n),
-        endTimeUnixNano: String(now + BigInt(i) * 2_000_000n),
-        attributes: [
-          str('gen_ai.operation.name', 'execute_tool'),
-          str('gen_ai.tool.name', 'grep'),
-          str('loopguard.signature', 'grep:3fa94c1e0b2d7a55'),
-          str('loopguard.scope', 'run-ch'),
-          str('loopguard.action', i === 3 ? 'block' : 'allow'),
-        ],
-        events:
-          i === 3
-            ? [
-                {
-                  timeUnixNano: String(now),
-                  name: 'loopguard.block',
-                  attributes: [str('loopguard.axis', 'repetition')],
-                },
-              ]
-            : [],
-      }));
+      const spans = [1, 2, 3].map((i) =>
+        span({
+          traceId: '0af7651916cd43dd8448eb211c80319c',
+          startNs: String(now + BigInt(i) * 1_000_000n),
+          endNs: String(now + BigInt(i) * 2_000_000n),
+          attrs: {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': 'grep',
+            'loopguard.signature': 'grep:3fa94c1e0b2d7a55',
+            'loopguard.scope': 'run-ch',
+            'loopguard.action': i === 3 ? 'block' : 'allow',
+          },
+          events:
+            i === 3
+              ? [
+                  {
+                    timeUnixNano: String(now),
+                    name: 'loopguard.block',
+                    attributes: [{ key: 'loopguard.axis', value: { stringValue: 'repetition' } }],
+                  },
+                ]
+              : [],
+        }),
+      );
       const res = await fetch(`${dashboard.url}/v1/traces`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          resourceSpans: [
-            {
-              resource: { attributes: [str('service.name', 'ch-agent')] },
-              scopeSpans: [{ spans }],
-            },
-          ],
-        }),
+        body: JSON.stringify(request(spans, 'ch-agent')),
       });
       expect(res.status).toBe(200);
       const hotspots = (await (await fetch(`${dashboard.url}/api/hotspots?range=1h`)).json()) as {
