@@ -1,5 +1,5 @@
 import type { StreamTextTransform, TextStreamPart, ToolSet } from 'ai';
-import { haltIn } from './ai-sdk-halt.js';
+import { asList, haltIn } from './ai-sdk-halt.js';
 import { warnOnce } from './warn-once.js';
 
 type Part = TextStreamPart<ToolSet>;
@@ -52,6 +52,5 @@ export function haltTransform<TOOLS extends ToolSet>(): StreamTextTransform<TOOL
 
 /** `experimental_transform` with the halt transform first (later ones see the parts it adds). */
 export function withHaltTransform(transform: unknown): unknown[] {
-  const own = transform === undefined || transform === null ? [] : [transform];
-  return [haltTransform(), ...(Array.isArray(transform) ? transform : own)];
+  return [haltTransform(), ...asList(transform)];
 }

@@ -69,7 +69,13 @@ function runHalted(): StopCondition<ToolSet> {
  */
 export function withHaltStop(stopWhen: unknown): unknown {
   if (stopWhen === undefined || stopWhen === null) return stopWhen;
-  return [...(Array.isArray(stopWhen) ? stopWhen : [stopWhen]), runHalted()];
+  return [...asList(stopWhen), runHalted()];
+}
+
+/** A setting the SDK takes as one value or a list (`stopWhen`, `experimental_transform`), as a list. */
+export function asList(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
 }
 
 /**
