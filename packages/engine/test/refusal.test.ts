@@ -13,7 +13,7 @@ describe('refusal (what beforeCall would refuse, asked without counting)', () =>
     const refusal = engine.refusal?.({ tool: 'deploy', args: DEPLOY });
     for (let i = 0; i < 3; i++) engine.refusal?.({ tool: 'deploy', args: DEPLOY });
     const before = engine.beforeCall({ tool: 'deploy', args: DEPLOY });
-    expect(before.action).toBe('block');
+    if (before.action !== 'block') throw new Error(`not refused: ${before.action}`);
     expect(refusal?.axis).toBe(before.axis);
     expect(refusal?.message).toBe(before.message);
     // the 9th attempt: the refusals asked in between were not attempts
