@@ -1,5 +1,5 @@
 import { ToolMessage } from '@langchain/core/messages';
-import { tool } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { Command } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,10 +15,14 @@ const schema = z.object({ q: z.string() });
 const args = { q: 'x' };
 const wirings = ['middleware', 'guardLangChainTool'] as const;
 type Wiring = (typeof wirings)[number];
-type AnyTool = ReturnType<typeof tool>;
 
 /** Runs an agent whose model calls `name` `calls` times, guarded by the given wiring. */
-async function run(wiring: Wiring, name: string, make: () => AnyTool, calls: number) {
+async function run<T extends StructuredToolInterface>(
+  wiring: Wiring,
+  name: string,
+  make: () => T,
+  calls: number,
+) {
   const guard = guardWith();
   const own = make();
   const agent = createAgent({
