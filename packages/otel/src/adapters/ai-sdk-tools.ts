@@ -6,6 +6,7 @@ import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
 import type { AiSdkGuardOptions, ResultAdapter } from '../types.js';
+import { cancellableBy } from './abort.js';
 import { unlessRefused } from './ai-sdk-approval.js';
 import { CallNotices } from './ai-sdk-notices.js';
 import { currentRun, currentRunScope, inRun, noteHalt, type Run } from './ai-sdk-runs.js';
@@ -193,7 +194,10 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
     const callId = execOptions?.toolCallId;
     const noticeOnly = ownToModelOutput !== undefined && callId !== undefined;
     if (noticeOnly) notices.start(callId, input);
-    const adapter = noticeOnly ? noticeOnlyAdapter(notices, callId, input) : aiSdkResultAdapter;
+    const adapter = cancellableBy(
+      noticeOnly ? noticeOnlyAdapter(notices, callId, input) : aiSdkResultAdapter,
+      execOptions?.abortSignal,
+    );
     let stream: Stream | undefined;
     let starting = true;
     const run = (): Promise<unknown> => {
