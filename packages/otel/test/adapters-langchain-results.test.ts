@@ -84,7 +84,8 @@ describe('LangChain tool results', () => {
       ]);
       expect(messages.get('call-3')?.content).toMatch(/^row 1\n\n\[loopguard\] Reminder/);
       expect(messages.get('call-2')?.content).toBe('row 1');
-      const original = (sent[2]?.update as { messages: ToolMessage[] }).messages[0];
+      const update = sent[2]?.update as { messages: ToolMessage[] } | undefined;
+      const original = update?.messages[0];
       expect(original?.content).toBe('row 1');
     });
 
