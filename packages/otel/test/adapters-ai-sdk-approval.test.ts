@@ -242,4 +242,26 @@ describe('AI SDK tool approval', () => {
     expect(sdk.ran.count).toBe(0);
     expect(outcomes()).toEqual(['blocked']);
   });
+
+  it('loopguard failing while checking an approval leaves the tool its own answer', async () => {
+    const guard = guardWith({ hardStop: true });
+    haltScope(guard, 'conversation-4');
+    const [deploy] = Object.values(
+      guardAiSdkTools(
+        {
+          deploy: tool({
+            inputSchema: jsonSchema({}),
+            needsApproval: true,
+            execute: async () => 1,
+          }),
+        },
+        { guard, scope: 'conversation-4' },
+      ),
+    );
+    const policy = deploy?.needsApproval as (input: unknown, options: unknown) => Promise<boolean>;
+    // messages the check cannot read: an assistant message whose content is neither text nor parts
+    const messages = [{ role: 'assistant', content: null }];
+    await expect(policy(DEPLOY, { toolCallId: 'c-1', messages })).resolves.toBe(true);
+    await expect(policy(DEPLOY, { toolCallId: 'c-1', messages: [] })).resolves.toBe(false);
+  });
 });

@@ -50,8 +50,14 @@ export function unlessRefused(
   const own = original.needsApproval as Policy;
   return async (input: unknown, options: PolicyOptions) => {
     const needed = typeof own === 'function' ? await own.call(original, input, options) : own;
-    if (!needed || answered(options)) return needed;
-    const scope = scopeOf(options as unknown as ToolExecutionOptions);
-    return !refused(guardOf(), tool, input, scope);
+    if (!needed) return needed;
+    try {
+      if (answered(options)) return needed;
+      const scope = scopeOf(options as unknown as ToolExecutionOptions);
+      return !refused(guardOf(), tool, input, scope);
+    } catch (error) {
+      warnOnce('loopguard: AI SDK approval asked without checking for a refusal', error);
+      return needed;
+    }
   };
 }
