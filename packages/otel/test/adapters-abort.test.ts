@@ -161,4 +161,51 @@ describe('a tool call the host cancels is cut short, not failed', () => {
       expect(guard.engine.haltDecision('lc')).toBeUndefined();
     });
   }
+
+  it('a timeout is not a cancellation: a call the AI SDK timed out failed', async () => {
+    const guard = guardWith();
+    const tools = guardAiSdkTools(
+      {
+        deploy: tool({
+          inputSchema: jsonSchema<{ env: string }>({ type: 'object' }),
+          execute: (_input, { abortSignal }) => untilAborted(abortSignal),
+        }),
+      },
+      { guard, scope: 'ai-timeout' },
+    );
+    for (let i = 0; i < 2; i++) {
+      const model = loopingModel('deploy', { env: 'prod' }, 1);
+      await generateText({ model, prompt: 'go', tools, timeout: { stepMs: 20 } }).catch(
+        () => undefined,
+      );
+    }
+    const outcomes = spans('deploy').map((s) => s.attributes['loopguard.outcome']);
+    expect(outcomes).toEqual(['error', 'error']);
+    expect(spans('deploy')[1]?.attributes['loopguard.axis']).toBe('exact_failure');
+  });
+
+  it('a timeout is not a cancellation: a call the OpenAI Agents SDK timed out failed', async () => {
+    const guard = guardWith();
+    const slow = guardAgentsTool(
+      agentsTool({
+        name: 'build',
+        description: 'builds',
+        parameters: z.object({ target: z.string() }),
+        timeoutMs: 20,
+        timeoutBehavior: 'raise_exception',
+        execute: (_input, _context, details) => untilAborted(details?.signal),
+      }),
+      { guard, scope: 'agents-timeout' },
+    );
+    for (let i = 0; i < 2; i++) {
+      const agent = new Agent({
+        name: 'b',
+        model: agentsModel('build', { target: 'all' }, 1),
+        tools: [slow],
+      });
+      await expect(run(agent, 'go')).rejects.toThrow();
+    }
+    const outcomes = spans('build').map((s) => s.attributes['loopguard.outcome']);
+    expect(outcomes).toEqual(['error', 'error']);
+  });
 });
