@@ -147,6 +147,32 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return ctx;
   };
 
+  /** The refusal `beforeCall` gives a call of `ctx.sig` now, if any (hard stop only). */
+  const stopBefore = (
+    scope: ScopeState,
+    policy: EffectivePolicy,
+    ctx: CallContext,
+  ): Finding | undefined => {
+    if (!ctx.hardStop) return undefined;
+    if (scope.stopped) return refusalAfterHalt(scope.stopped);
+    return policy.kind === 'poller'
+      ? (pollBefore(ctx) ?? exactFailureBefore(ctx))
+      : (repetitionBefore(ctx) ?? exactFailureBefore(ctx) ?? noProgressBefore(ctx));
+  };
+
+  const refusal = (call: CallInput): Finding | undefined => {
+    if (!config.guardrails.hardStop) return undefined;
+    const scope = scopes.peek(call.scope ?? DEFAULT_SCOPE, now());
+    if (scope === undefined) return undefined;
+    if (scope.stopped) return refusalAfterHalt(scope.stopped);
+    const tool = toolName(call);
+    const policy = policyOf(tool);
+    const signature = digestSignature(tool, argsDigest(call.args, policy.ignoreArgs));
+    const sig = knownSignature(scope, signature);
+    if (sig === undefined) return undefined;
+    return stopBefore(scope, policy, context(scope, tool, signature, policy, sig, 0, sig.calls));
+  };
+
   const beforeCall = (call: CallInput): BeforeDecision => {
     const scopeKey = call.scope ?? DEFAULT_SCOPE;
     const scope = scopes.acquire(scopeKey, now(), newScope);
@@ -158,14 +184,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const sig = signatureState(scope, signature);
     countAttempt(scope, sig);
     const ctx = context(scope, tool, signature, policy, sig, scope.streak, sig.calls);
-    let stop: Finding | undefined;
-    if (ctx.hardStop) {
-      stop = scope.stopped
-        ? refusalAfterHalt(scope.stopped)
-        : policy.kind === 'poller'
-          ? (pollBefore(ctx) ?? exactFailureBefore(ctx))
-          : (repetitionBefore(ctx) ?? exactFailureBefore(ctx) ?? noProgressBefore(ctx));
-    }
+    const stop = stopBefore(scope, policy, ctx);
     if (stop !== undefined) {
       recordHalt(scope, [stop], tool);
       return decide(ctx, scopeKey, hash, [stop]) as BeforeDecision;
@@ -283,6 +302,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   return {
     beforeCall,
     afterCall,
+    refusal,
     cancelCall: (call) => dropCall(call, false),
     withdrawCall: (call) => dropCall(call, true),
     resetScope: (scope = DEFAULT_SCOPE) => scopes.delete(scope),

@@ -172,6 +172,12 @@ export interface Engine {
   /** After the call ran: allow, nudge, warn, block or halt. */
   afterCall(call: AfterCallInput): Decision;
   /**
+   * The finding `beforeCall` would refuse this call with now (a `block`), without counting it as
+   * an attempt or changing anything; undefined when it would be allowed. For asking before a call
+   * is put to a human for approval. Optional for engines written by hand.
+   */
+  refusal?(call: CallInput): Finding | undefined;
+  /**
    * A call `beforeCall` allowed will not run after all (approval denied, run cancelled): forget
    * it, so no later `afterCall` is paired with it. Its attempt still counts for the streak.
    */

@@ -277,6 +277,15 @@ describe('node --import @loopguard/otel/register', () => {
     });
   }
 
+  it("ends an unmodified AI SDK app's approval loop when an approved call halts", async () => {
+    const run = await runFixture('ai-approval.mjs', 'ai-approval');
+    expect(run.code, run.stderr).toBe(0);
+    // the 8th approved deploy halts: the call that executed it rejects before asking the model again
+    expect(run.lines[0]).toEqual({ asked: 8, ran: 8, modelCalls: 8, outcome: 'LoopHaltError' });
+    const spans = (sink as OtlpSink).spans().filter((s) => s.name === 'execute_tool deploy');
+    expect(spans.map((s) => s.attributes['loopguard.count'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
   for (const app of ['frameworks.mjs', 'frameworks.cjs']) {
     it(`patches OpenAI Agents tool() and LangChain createAgent when an app loads them (${app})`, async () => {
       const run = await runFixture(app, 'frameworks');

@@ -1,13 +1,8 @@
 import type { StopCondition, ToolSet } from 'ai';
 import { LoopHaltError } from '../errors.js';
+import type { Halt } from './ai-sdk-runs.js';
 import { ToolCallBlockedError } from './ai-sdk-tools.js';
 import { warnOnce } from './warn-once.js';
-
-/**
- * How loopguard ended a step: the halting call's `LoopHaltError` (`onHalt: 'throw'`), or the
- * final message of a refused call (`onHalt: 'return'`, or any call refused in a halted scope).
- */
-export type Halt = { error: Error } | { message: string };
 
 type Part = { type?: unknown; error?: unknown };
 

@@ -1,10 +1,11 @@
 import { diag } from '@opentelemetry/api';
 import type { ToolSet } from 'ai';
 import type { AiSdkGuardOptions } from '../types.js';
+import { haltingPrepareStep } from './ai-sdk-approved-halt.js';
 import { replaceExport } from './ai-sdk-exports.js';
 import { settleRun, withHaltStop } from './ai-sdk-halt.js';
 import { withHaltTransform } from './ai-sdk-halt-stream.js';
-import { currentRunScope, inRunScope, newRunScope } from './ai-sdk-runs.js';
+import { currentRun, inRun, newRun, type Run } from './ai-sdk-runs.js';
 import { bindRun, guardAiSdkTools } from './ai-sdk-tools.js';
 import { warnOnce } from './warn-once.js';
 
@@ -22,9 +23,9 @@ function isMarked(value: unknown): boolean {
   );
 }
 
-/** The call's tools guarded and bound to a run scope of their own (one per call). */
-function guardedForRun(tools: ToolSet, options: AiSdkGuardOptions, scope: string): ToolSet {
-  return bindRun(guardAiSdkTools(tools, options), scope);
+/** The call's tools guarded and bound to its run. */
+function guardedForRun(tools: ToolSet, options: AiSdkGuardOptions, run: Run): ToolSet {
+  return bindRun(guardAiSdkTools(tools, options), run);
 }
 
 /** The run each response message came from (messages a call returned, by identity). */
@@ -97,21 +98,28 @@ function settled(output: unknown, stream: boolean): unknown {
   return !stream && isThenable(output) ? output.then(settleRun) : output;
 }
 
+/** The run of a call: a new one, in the scope of the run it continues if any (`continuedRun`). */
+function runOf(params: unknown): Run {
+  try {
+    return newRun(
+      typeof params === 'object' && params !== null ? continuedRun(params as Settings) : undefined,
+    );
+  } catch (error) {
+    diag.debug('loopguard: AI SDK messages not read', error);
+    return newRun();
+  }
+}
+
 function guardedTextFn(original: TextFn, options: AiSdkGuardOptions, stream: boolean): TextFn {
   const wrapper: TextFn = function (this: unknown, params) {
     const tools = params?.tools;
     if (!tools) return original.call(this, params);
-    let scope: string;
-    try {
-      scope = continuedRun(params) ?? newRunScope();
-    } catch (error) {
-      diag.debug('loopguard: AI SDK messages not read', error);
-      scope = newRunScope();
-    }
+    const run = runOf(params);
     const output = original.call(this, {
       ...params,
-      tools: guardedForRun(tools, options, scope),
-      onStepFinish: rememberingSteps(params.onStepFinish, scope),
+      tools: guardedForRun(tools, options, run),
+      onStepFinish: rememberingSteps(params.onStepFinish, run.scope),
+      prepareStep: haltingPrepareStep(params.prepareStep, run),
       ...haltSettings(params, stream),
     });
     return settled(output, stream);
@@ -133,6 +141,17 @@ function withStreamHalt(args: unknown[]): unknown[] {
     : [{ ...params, experimental_transform }, ...rest];
 }
 
+/**
+ * An agent call's arguments with an `onStepFinish` that records the step's response messages as
+ * messages of run `scope`, so that a later call given them continues the run (as for generateText).
+ */
+function withStepMemory(args: unknown[], scope: string): unknown[] {
+  const [params, ...rest] = args;
+  if (typeof params !== 'object' || params === null) return args;
+  const own = (params as Settings).onStepFinish;
+  return [{ ...params, onStepFinish: rememberingSteps(own, scope) }, ...rest];
+}
+
 function defineMethod(target: object, key: string, value: Method): void {
   Object.defineProperty(target, key, { value, writable: true, configurable: true });
 }
@@ -149,20 +168,22 @@ function scopeAgentRuns(agent: object, options: AiSdkGuardOptions): void {
     if (typeof method !== 'function') continue;
     const stream = key === 'stream';
     defineMethod(agent, key, function (this: unknown, ...args: unknown[]) {
-      const call = stream ? withStreamHalt(args) : args;
-      const output = inRunScope(newRunScope(), () => (method as Method).apply(this, call));
+      const run = runOf(args[0]);
+      const call = withStepMemory(stream ? withStreamHalt(args) : args, run.scope);
+      const output = inRun(run, () => (method as Method).apply(this, call));
       return settled(output, stream);
     });
   }
   const prepareCall = methods.prepareCall;
   if (typeof prepareCall !== 'function') return;
   defineMethod(agent, 'prepareCall', async function (this: unknown, ...args: unknown[]) {
-    const scope = currentRunScope() ?? newRunScope();
+    const run = currentRun() ?? newRun();
     const prepared = (await (prepareCall as Method).apply(this, args)) as Settings | undefined;
     if (!prepared?.tools) return prepared;
     return {
       ...prepared,
-      tools: guardedForRun(prepared.tools, options, scope),
+      tools: guardedForRun(prepared.tools, options, run),
+      prepareStep: haltingPrepareStep(prepared.prepareStep, run),
       // the SDK's prepareCall has put its default (stepCountIs(20) in ai 6) there already
       stopWhen: haltSettings(prepared, false).stopWhen ?? prepared.stopWhen,
     };

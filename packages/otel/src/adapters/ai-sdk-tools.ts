@@ -2,11 +2,14 @@ import type { StopDecision } from '@loopguard/engine';
 import { context } from '@opentelemetry/api';
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import { defaultResultAdapter } from '../default-adapter.js';
+import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
 import type { AiSdkGuardOptions, ResultAdapter } from '../types.js';
+import { cancellableBy } from './abort.js';
+import { unlessRefused } from './ai-sdk-approval.js';
 import { CallNotices } from './ai-sdk-notices.js';
-import { currentRunScope, inRunScope } from './ai-sdk-runs.js';
+import { currentRun, currentRunScope, inRun, noteHalt, type Run } from './ai-sdk-runs.js';
 import { isAsyncIterable, relay, type Stream, settle } from './ai-sdk-stream.js';
 import { isPlainObject } from './plain-object.js';
 import { warnOnce } from './warn-once.js';
@@ -47,10 +50,11 @@ function isBlocked(value: unknown): value is Blocked {
 }
 
 /**
- * Copies of the guarded tools in `tools` whose calls count in run `scope` whenever no explicit
- * scope, conversation id or active trace applies. Other tools are passed through unchanged.
+ * Copies of the guarded tools in `tools` whose calls (and approval policies) belong to `run`: they
+ * count in its scope whenever no explicit scope, conversation id or active trace applies, and
+ * their halts are noted on it. Other tools are passed through unchanged.
  */
-export function bindRun<TOOLS extends ToolSet>(tools: TOOLS, scope: string): TOOLS {
+export function bindRun<TOOLS extends ToolSet>(tools: TOOLS, run: Run): TOOLS {
   const out: Record<string, AnyTool> = {};
   for (const [name, value] of Object.entries(tools)) {
     const tool = value as AnyTool;
@@ -63,8 +67,13 @@ export function bindRun<TOOLS extends ToolSet>(tools: TOOLS, scope: string): TOO
     const copy = {
       ...base,
       execute: (input: unknown, execOptions: ToolExecutionOptions) =>
-        inRunScope(scope, () => execute.call(base, input, execOptions)),
+        inRun(run, () => execute.call(base, input, execOptions)),
     } as AnyTool;
+    const policy = base.needsApproval;
+    if (typeof policy === 'function') {
+      copy.needsApproval = (input, approvalOptions) =>
+        inRun(run, () => policy.call(base, input, approvalOptions));
+    }
     Object.defineProperty(copy, GUARDED, { value: true });
     Object.defineProperty(copy, BOUND_FROM, { value: base });
     out[name] = copy;
@@ -93,6 +102,20 @@ function scopeOf(
     warnOnce('loopguard: AI SDK scope could not be resolved; using the context scope', error);
     return undefined;
   }
+}
+
+/** Notes on the current run (if any) how loopguard ended the call `traced` settles. */
+function noteRunHalt(traced: Promise<unknown>): void {
+  const run = currentRun();
+  if (!run) return;
+  traced.then(
+    (value) => {
+      if (isBlocked(value)) noteHalt(run, { message: value[BLOCKED].message });
+    },
+    (error: unknown) => {
+      if (error instanceof LoopHaltError) noteHalt(run, { error });
+    },
+  );
 }
 
 function unblock(result: unknown): unknown {
@@ -171,7 +194,10 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
     const callId = execOptions?.toolCallId;
     const noticeOnly = ownToModelOutput !== undefined && callId !== undefined;
     if (noticeOnly) notices.start(callId, input);
-    const adapter = noticeOnly ? noticeOnlyAdapter(notices, callId, input) : aiSdkResultAdapter;
+    const adapter = cancellableBy(
+      noticeOnly ? noticeOnlyAdapter(notices, callId, input) : aiSdkResultAdapter,
+      execOptions?.abortSignal,
+    );
     let stream: Stream | undefined;
     let starting = true;
     const run = (): Promise<unknown> => {
@@ -202,12 +228,21 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
     } finally {
       starting = false;
     }
+    noteRunHalt(traced);
     // Narrowed to never by TypeScript: `run` assigns it through a closure.
     const started = stream as Stream | undefined;
     return started ? relay(started, traced, unblock) : traced.then(unblock);
   };
 
   const copy: AnyTool = { ...original, execute: guardedExecute } as AnyTool;
+  if (original.needsApproval) {
+    copy.needsApproval = unlessRefused(
+      name,
+      original,
+      () => options.guard ?? getGuard(),
+      (execOptions) => scopeOf(name, options, execOptions),
+    );
+  }
   if (ownToModelOutput) {
     copy.toModelOutput = async (args: Parameters<ToModelOutput>[0]) => {
       const output = await ownToModelOutput.call(original, args);

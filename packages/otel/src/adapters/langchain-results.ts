@@ -2,6 +2,12 @@ import type { ToolMessage } from '@langchain/core/messages';
 import type { StopDecision } from '@loopguard/engine';
 import { defaultResultAdapter } from '../default-adapter.js';
 import type { ResultAdapter } from '../types.js';
+import {
+  commandForHash,
+  commandReplacing,
+  commandToolMessage,
+  isCommand,
+} from './langchain-command.js';
 import { isPlainObject } from './plain-object.js';
 
 const BLOCKED = Symbol('loopguard.langchain.blocked');
@@ -76,8 +82,9 @@ function isContentBlocks(value: unknown): value is unknown[] {
 /**
  * LangChain tool results: ToolMessages (status `error` = failure; notices appended to a copy's
  * content), `[content, artifact]` pairs of `content_and_artifact` tools, strings, content-block
- * arrays and plain objects (a `loopguard` field). Commands pass through untouched; graph
- * interrupts are control flow, not failures.
+ * arrays and plain objects (a `loopguard` field). A LangGraph `Command` whose update carries one
+ * ToolMessage is treated as that message (a copy of the Command gets the noticed copy); other
+ * Commands pass through untouched. Graph interrupts are control flow, not failures.
  */
 export function langChainResultAdapter(contentAndArtifact: boolean): ResultAdapter<unknown> {
   const appendToContent = (content: unknown, notice: string): unknown => {
@@ -98,15 +105,25 @@ export function langChainResultAdapter(contentAndArtifact: boolean): ResultAdapt
       if (contentAndArtifact && Array.isArray(result) && result.length === 2) {
         return [appendToContent(result[0], notice), result[1]];
       }
+      if (isCommand(result)) {
+        const message = commandToolMessage(result, isToolMessage);
+        if (!message) return result;
+        const noticed = copyToolMessage(message, {
+          content: contentWithNotice(message.content, notice),
+        });
+        return commandReplacing(result, message, noticed);
+      }
       if (typeof result === 'object' && result !== null && 'lg_name' in result) return result;
       return appendToContent(result, notice);
     },
     isError(result) {
-      return isToolMessage(result) && result.status === 'error';
+      const message = isCommand(result) ? commandToolMessage(result, isToolMessage) : result;
+      return isToolMessage(message) && message.status === 'error';
     },
     isControlFlow: isGraphInterrupt,
     forHash(result) {
       if (isToolMessage(result)) return result.content;
+      if (isCommand(result)) return commandForHash(result, isToolMessage);
       if (contentAndArtifact && Array.isArray(result) && result.length === 2) return result[0];
       return result;
     },

@@ -1,11 +1,13 @@
 import { diag } from '@opentelemetry/api';
 import { getGuard } from '../guard.js';
 import type { LangChainGuardOptions, LangChainToolLike } from '../types.js';
+import { cancellableBy } from './abort.js';
 import { blockedDecision, langChainResultAdapter } from './langchain-results.js';
 import { type LangChainRunInfo, langChainScope } from './langchain-scope.js';
 
 interface CallConfig extends LangChainRunInfo {
   toolCall?: { id?: string };
+  signal?: unknown;
 }
 
 type CallFn = (arg: unknown, runManager?: unknown, config?: CallConfig) => unknown;
@@ -62,7 +64,10 @@ export function guardLangChainTool<T extends LangChainToolLike>(
   // instance, so subclasses keeping state in #private fields still work.
   copy._call = async function guardedCall(arg, runManager, config) {
     const guard = options.guard ?? getGuard();
-    const adapter = langChainResultAdapter(tool.responseFormat === 'content_and_artifact');
+    const adapter = cancellableBy(
+      langChainResultAdapter(tool.responseFormat === 'content_and_artifact'),
+      config?.signal,
+    );
     const result = await guard.traceToolCall(
       {
         tool: tool.name,

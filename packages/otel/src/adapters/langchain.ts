@@ -3,6 +3,7 @@ import { diag } from '@opentelemetry/api';
 import type { AgentMiddleware, ToolCallHandler } from 'langchain';
 import { getGuard } from '../guard.js';
 import type { LangChainGuardOptions } from '../types.js';
+import { cancellableBy } from './abort.js';
 import { replaceExport } from './ai-sdk-exports.js';
 import { blockedDecision, langChainResultAdapter } from './langchain-results.js';
 import { langChainScope, threadIdOf } from './langchain-scope.js';
@@ -77,7 +78,7 @@ function middlewareFor(
             toolType: 'function',
           },
           () => handler(request) as Promise<unknown>,
-          adapter,
+          cancellableBy(adapter, request.runtime?.signal),
         );
       } catch (error) {
         // Re-thrown unchanged, langchain handles the error exactly as it would without loopguard.

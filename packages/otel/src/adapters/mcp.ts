@@ -7,6 +7,7 @@ import type {
   McpInstrumentOptions,
   ResultAdapter,
 } from '../types.js';
+import { cancellableBy } from './abort.js';
 
 type CallTool = (params: McpCallToolParamsLike, ...rest: unknown[]) => Promise<unknown>;
 
@@ -48,7 +49,7 @@ function guarded(original: CallTool, options: McpInstrumentOptions): CallTool {
         toolType: 'extension',
       },
       () => original.call(this, params, ...rest) as Promise<McpCallToolResultLike>,
-      mcpResultAdapter,
+      cancellableBy(mcpResultAdapter, (rest[1] as { signal?: unknown } | undefined)?.signal),
     );
   };
   Object.defineProperty(wrapper, PATCHED, { value: true });

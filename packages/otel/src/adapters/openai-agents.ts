@@ -4,6 +4,7 @@ import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
 import type { AgentsGuardOptions, AgentsToolCallDetails, ToolCallInfo } from '../types.js';
+import { cancellableBy } from './abort.js';
 import { replaceExport } from './ai-sdk-exports.js';
 import { type ApprovalTool, approvalWithSdkInput } from './openai-agents-approval.js';
 import {
@@ -75,6 +76,11 @@ function callInfo(
   };
 }
 
+/** The signal the runner cancels a tool call with (a stopped run, a timeout), if any. */
+function signalOf(details: unknown): unknown {
+  return (details as { signal?: unknown } | undefined)?.signal;
+}
+
 function mark(tool: object, rewrap?: Rewrap): void {
   Object.defineProperty(tool, GUARDED, { value: true });
   if (rewrap) Object.defineProperty(tool, REWRAP, { value: rewrap });
@@ -88,7 +94,7 @@ function guardInvoke<T extends AnyFunctionTool>(tool: T, options: AgentsGuardOpt
     (options.guard ?? getGuard()).traceToolCall(
       callInfo(tool.name, input, options, runContext, details),
       () => original.call(tool, runContext, input, details),
-      adapter,
+      cancellableBy(adapter, signalOf(details)),
     );
   const needsApproval = approvalWithSdkInput(tool as unknown as ApprovalTool);
   return { ...tool, invoke, needsApproval } as T;
@@ -175,7 +181,7 @@ function createGuarded(
     (options.guard ?? getGuard()).traceToolCall(
       callInfo(name, input, options, runContext, details as AgentsToolCallDetails),
       () => execute.call(toolOptions, input, runContext, details),
-      adapter,
+      cancellableBy(adapter, signalOf(details)),
     );
   // the SDK names a tool without `name` after its execute function
   Object.defineProperty(guarded, 'name', { value: execute.name });
