@@ -1,6 +1,5 @@
 import { cycleAfter } from './axes/cycle.js';
 import { exactFailureAfter, exactFailureBefore, sameToolFailureAfter } from './axes/failure.js';
-import { stopFinding } from './axes/level.js';
 import { noProgressAfter, noProgressBefore } from './axes/no-progress.js';
 import { pollAfter, pollBefore } from './axes/poll.js';
 import { repetitionAfter, repetitionBefore } from './axes/repetition.js';
@@ -8,6 +7,7 @@ import { countAttempt, streakFinding, withdrawAttempt } from './axes/streak.js';
 import { NEVER_NUDGED } from './config/defaults.js';
 import { loadConfig } from './config/resolve.js';
 import { MIN_NUDGE_THRESHOLD } from './config/thresholds.js';
+import { decide, recordHalt, refusalAfterHalt } from './decision.js';
 import { resolvePolicy } from './effective-policy.js';
 import { addInFlight, dropForgotten, dropNewestInFlight, takeInFlight } from './in-flight.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
@@ -38,57 +38,11 @@ import type {
 } from './types.js';
 
 const DEFAULT_SCOPE = 'default';
-const SEVERITY = { allow: 0, nudge: 1, warn: 2, block: 3, halt: 4 } as const;
 const MAX_CACHED_POLICIES = 1024;
-
-function strongest(findings: Finding[]): Finding {
-  let top = findings[0]!;
-  for (const f of findings) if (SEVERITY[f.action] > SEVERITY[top.action]) top = f;
-  return top;
-}
-
-function decide(ctx: CallContext, scopeKey: string, hash: string, findings: Finding[]): Decision {
-  const top = findings.length > 0 ? strongest(findings) : undefined;
-  if (findings.length > 1) findings.sort((a, b) => SEVERITY[b.action] - SEVERITY[a.action]);
-  let level: number | undefined;
-  for (const f of findings) if (f.level !== undefined) level = f.level;
-  // One object shape for every decision keeps the hot path monomorphic.
-  return {
-    action: top?.action ?? 'allow',
-    scope: scopeKey,
-    tool: ctx.tool,
-    signature: ctx.signature,
-    argsHash: hash,
-    streak: ctx.streak,
-    count: ctx.count,
-    findings,
-    axis: top?.axis,
-    message:
-      findings.length <= 1 ? top?.message : findings.map((f) => f.message).join('\n') || undefined,
-    level,
-  } as Decision;
-}
 
 /** The tool name of a call: a JavaScript host may pass none, or something else than a string. */
 function toolName(call: CallInput): string {
   return typeof call.tool === 'string' ? call.tool : String(call.tool);
-}
-
-function recordHalt(scope: ScopeState, findings: readonly Finding[], tool: string): void {
-  for (const finding of findings) {
-    if (finding.action !== 'block' && finding.action !== 'halt') continue;
-    scope.halt ??= finding;
-    // a halt stops the run even when a block was recorded before it
-    if (finding.action === 'halt' && scope.stopped === undefined) {
-      scope.stopped = { finding, tool };
-    }
-  }
-}
-
-/** The refusal of any call after a halt: a block, in the words of the halt that stopped the run. */
-function refusalAfterHalt({ finding, tool }: NonNullable<ScopeState['stopped']>): Finding {
-  const halted = stopFinding(finding.axis, tool, finding.count, finding.threshold, 'halt');
-  return { ...halted, action: 'block' };
 }
 
 /** Creates a repetition engine. Configuration: the options object over the environment over the file over defaults. */
