@@ -3,7 +3,8 @@
 // --compare <dist>: instead, time the loopguard ingest rows on this build's DuckDB store and on
 // another build's (its dashboard/dist/, e.g. a build of main in a second directory that can resolve
 // the dashboard's dependencies), both served by this build's server, alternating which goes first
-// round by round on fresh files (--rounds, default 3); no baselines, no queries.
+// case by case on two stores opened side by side, fresh files each round (--rounds, default 3),
+// then the medians; no baselines, no queries.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -191,28 +192,39 @@ if (COMPARE) {
     await store.close();
   }
   const rows = [];
+  const all = LOOPGUARD_CASES.map(() => builds.map(() => []));
   for (let round = 1; round <= ROUNDS; round++) {
-    const order = round % 2 === 1 ? builds : [...builds].reverse();
-    const rates = new Map();
-    for (const [name, open] of order) {
-      const store = await open({ path: join(dir, `compare-${round}-${rates.size}.duckdb`) });
-      const server = await startDashboard({ port: 0, store });
-      const got = [];
-      for (const [, encoding, batches, size, concurrency] of LOOPGUARD_CASES) {
-        const r = await load(`${server.url}/v1/traces`, encoding, batches, size, concurrency);
-        if (r.errors) throw new Error(`${name}: ${r.errors} errors`);
-        got.push(r.spans / r.seconds);
-      }
-      await server.close();
-      await store.close();
-      rates.set(name, got);
+    // both stores open side by side; each case runs on one then the other, the first alternating
+    const running = [];
+    for (const [i, [, open]] of builds.entries()) {
+      const store = await open({ path: join(dir, `compare-${round}-${i}.duckdb`) });
+      running.push({ store, server: await startDashboard({ port: 0, store }) });
     }
-    LOOPGUARD_CASES.forEach(([label, encoding, , size, concurrency], i) => {
-      const [a, b] = builds.map(([name]) => rates.get(name)[i]);
+    for (const [c, [label, encoding, batches, size, concurrency]] of LOOPGUARD_CASES.entries()) {
+      const rates = [];
+      const order = (round + c) % 2 === 1 ? [0, 1] : [1, 0];
+      for (const i of order) {
+        const url = `${running[i].server.url}/v1/traces`;
+        const r = await load(url, encoding, batches, size, concurrency);
+        if (r.errors) throw new Error(`${builds[i][0]}: ${r.errors} errors`);
+        rates[i] = r.spans / r.seconds;
+        all[c][i].push(rates[i]);
+      }
+      const [a, b] = rates;
       const gain = `${a >= b ? '+' : ''}${((a / b - 1) * 100).toFixed(0)}%`;
       rows.push([label, encoding, `${size} × ${concurrency}`, String(round), fmt(a), fmt(b), gain]);
-    });
+    }
+    for (const { store, server } of running) {
+      await server.close();
+      await store.close();
+    }
   }
+  const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  LOOPGUARD_CASES.forEach(([label, encoding, , size, concurrency], c) => {
+    const [a, b] = all[c].map(median);
+    const gain = `${a >= b ? '+' : ''}${((a / b - 1) * 100).toFixed(0)}%`;
+    rows.push([label, encoding, `${size} × ${concurrency}`, 'median', fmt(a), fmt(b), gain]);
+  });
   console.log(`### Ingest spans/s, this build against ${COMPARE} (alternating, fresh files)\n`);
   console.log(
     table(

@@ -217,4 +217,11 @@ export interface DuckDbStoreOptions {
    * each, in two generations of this size). Default 524 288.
    */
   recentKeys?: number;
+  /**
+   * Rollup and counter rows appended since the last compaction (one per hour, hotspot or session
+   * and counter a transaction touched) at which the store folds them into its main tables; readers
+   * add the rows waiting, so a lower value makes reads cheaper and compaction more frequent.
+   * Default 65 536.
+   */
+  compactAfterRows?: number;
 }
