@@ -24,6 +24,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describeStoreConformance('duckdb, compacting after every commit', () =>
   openDuckDbStore({ path: file('conformance'), compactAfterRows: 1 }),
 );
+describeStoreConformance('duckdb, folding every group at once', () =>
+  openDuckDbStore({ path: file('conformance'), foldFromSpans: 1 }),
+);
 
 /** Delta rows waiting in a closed store's file. */
 async function waitingRows(path: string): Promise<number> {
@@ -49,10 +52,50 @@ async function expectSameAnswers(got: Store, expected: Store): Promise<void> {
 
 const CUTOFF = T0 + 3 * HOUR + 17 * MIN;
 
+/**
+ * Runs helpers/insert-child.ts on `path` (the first `spans` agent spans, compacting after `idleMs`
+ * without a commit), lets it sleep `sleepMs` after its last commit, then kills it (SIGKILL).
+ */
+async function crashAfterInserting(
+  path: string,
+  spans: number,
+  o: { idleMs: number; sleepMs: number },
+): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('./helpers/insert-child.ts', import.meta.url)),
+      path,
+      String(spans),
+      String(o.idleMs),
+      String(o.sleepMs),
+    ],
+    { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (d: Buffer) => {
+        if (d.toString().includes('committed')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
+    });
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
 describe('duckdb delta rows and compaction', () => {
   it('answers the same with the rollups waiting as delta rows as compacted after every commit', async () => {
     const paths = [file('waiting'), file('compacting')];
-    const waiting = await openDuckDbStore({ path: paths[0]!, compactAfterRows: 1e9 });
+    const waiting = await openDuckDbStore({
+      path: paths[0]!,
+      compactAfterRows: 1e9,
+      compactWhenIdleMs: 1e9,
+    });
     const compacting = await openDuckDbStore({ path: paths[1]!, compactAfterRows: 1 });
     const spans = agentSpans();
     const half = Math.floor(spans.length / 2);
@@ -72,9 +115,27 @@ describe('duckdb delta rows and compaction', () => {
     await Promise.all([a!.close(), b!.close()]);
   });
 
+  it('answers the same when large groups fold at once and small ones wait as delta rows', async () => {
+    const mixed = await openDuckDbStore({
+      path: file('mixed'),
+      foldFromSpans: 250,
+      compactAfterRows: 1e9,
+      compactWhenIdleMs: 1e9,
+    });
+    const compacting = await openDuckDbStore({ path: file('compacting'), compactAfterRows: 1 });
+    const spans = agentSpans();
+    for (let i = 0, size = 100; i < spans.length; i += size, size = size === 100 ? 300 : 100) {
+      const batch = spans.slice(i, i + size);
+      await Promise.all([mixed.insert(batch), compacting.insert(batch)]);
+      if (i < 500) await expectSameAnswers(mixed, compacting);
+    }
+    await expectSameAnswers(mixed, compacting);
+    await Promise.all([mixed.close(), compacting.close()]);
+  });
+
   it('compacts once the delta rows reach the threshold, answering the same', async () => {
     const path = file('threshold');
-    const store = await openDuckDbStore({ path, compactAfterRows: 500 });
+    const store = await openDuckDbStore({ path, compactAfterRows: 500, compactWhenIdleMs: 1e9 });
     const reference = await openDuckDbStore({ path: file('reference'), compactAfterRows: 1 });
     await insertAll([store, reference], agentSpans(), 200);
     await expectSameAnswers(store, reference);
@@ -85,32 +146,7 @@ describe('duckdb delta rows and compaction', () => {
   it('answers the same after a crash between commit and compaction, and compacts later', async () => {
     const path = file('crashed');
     const spans = agentSpans();
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        fileURLToPath(new URL('./helpers/insert-child.ts', import.meta.url)),
-        path,
-        String(1000),
-      ],
-      {
-        cwd: fileURLToPath(new URL('../..', import.meta.url)),
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout!.on('data', (d: Buffer) => {
-          if (d.toString().includes('committed')) resolve();
-        });
-        child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
-      });
-    } finally {
-      child.kill('SIGKILL');
-      await exited;
-    }
+    await crashAfterInserting(path, 1000, { idleMs: 1e9, sleepMs: 0 });
     expect(await waitingRows(path)).toBeGreaterThan(0);
     const crashed = await openDuckDbStore({ path });
     const reference = await openDuckDbStore({ path: file('reference'), compactAfterRows: 1 });
@@ -124,6 +160,17 @@ describe('duckdb delta rows and compaction', () => {
     await expectSameAnswers(reopened, reference);
     await reopened.close();
     await reference.close();
+  });
+
+  it('compacts the delta rows once no commit came for a while', async () => {
+    const path = file('idle');
+    await crashAfterInserting(path, 1000, { idleMs: 100, sleepMs: 3000 });
+    expect(await waitingRows(path)).toBe(0);
+    const store = await openDuckDbStore({ path });
+    const reference = await openDuckDbStore({ path: file('reference'), compactAfterRows: 1 });
+    await insertAll([reference], agentSpans().slice(0, 1000), 400);
+    await expectSameAnswers(store, reference);
+    await Promise.all([store.close(), reference.close()]);
   });
 
   it('opens a file written before the delta tables and answers as the build that wrote it', async () => {

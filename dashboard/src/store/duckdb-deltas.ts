@@ -46,41 +46,45 @@ function readStaged(path: string, longestLine: number, columns: string): string 
   return `read_json('${file}', format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {${columns}})`;
 }
 
-/** Appends staged hourly rollup rows (NDJSON of RollupRow) to loopguard_hotspots_delta. */
-export function rollupDeltaSql(path: string, longestLine = 0): string {
-  return `INSERT INTO loopguard_hotspots_delta
-  SELECT hour, service, tool, signature, action, calls, maxStreak, repeatNs, firstMs, lastMs, sampleArgs,
-    ${hotspotKeySql('service', 'tool', 'signature')}
+/** Staged hourly rollup rows (NDJSON of RollupRow) in the hourly delta's shape, in FROM. */
+export function stagedRollupRows(path: string, longestLine = 0): string {
+  return `(SELECT hour AS "Hour", service AS "ServiceName", tool AS "ToolName",
+    signature AS "Signature", action AS "LoopAction", calls AS "Calls", maxStreak AS "MaxStreak",
+    repeatNs AS "RepeatNs", firstMs AS "FirstMs", lastMs AS "LastMs", sampleArgs AS "SampleArgs",
+    ${hotspotKeySql('service', 'tool', 'signature')} AS "Key"
   FROM ${readStaged(
     path,
     longestLine,
     `hour: 'BIGINT', service: 'VARCHAR', tool: 'VARCHAR', signature: 'VARCHAR', action: 'VARCHAR',
     calls: 'BIGINT', maxStreak: 'INTEGER', repeatNs: 'BIGINT', firstMs: 'BIGINT', lastMs: 'BIGINT',
     sampleArgs: 'VARCHAR'`,
-  )}`;
+  )})`;
 }
 
-/** Appends staged hourly session rollup rows (NDJSON of SessionRollupRow) to loopguard_sessions_delta. */
-export function sessionDeltaSql(path: string, longestLine = 0): string {
-  return `INSERT INTO loopguard_sessions_delta
-  SELECT hour, scope, service, conversationId, calls, maxStreak, maxRank, nudges, warns, blocks, startMs, endMs
+/** Staged session rollup rows (NDJSON of SessionRollupRow) in the session delta's shape. */
+export function stagedSessionRows(path: string, longestLine = 0): string {
+  return `(SELECT hour AS "Hour", scope AS "LoopScope", service AS "ServiceName",
+    conversationId AS "ConversationId", calls AS "Calls", maxStreak AS "MaxStreak",
+    maxRank AS "MaxRank", nudges AS "Nudges", warns AS "Warns", blocks AS "Blocks",
+    startMs AS "StartMs", endMs AS "EndMs"
   FROM ${readStaged(
     path,
     longestLine,
     `hour: 'BIGINT', scope: 'VARCHAR', service: 'VARCHAR', conversationId: 'VARCHAR',
     calls: 'BIGINT', maxStreak: 'INTEGER', maxRank: 'TINYINT', nudges: 'BIGINT', warns: 'BIGINT',
     blocks: 'BIGINT', startMs: 'BIGINT', endMs: 'BIGINT'`,
-  )}`;
+  )})`;
 }
 
-/** Appends staged counter increments (NDJSON of CounterRow) to loopguard_counters_delta. */
-export function counterDeltaSql(path: string, longestLine = 0): string {
-  return `INSERT INTO loopguard_counters_delta SELECT m, s, t, ax, ac, r, v
+/** Staged counter increments (NDJSON of CounterRow) in the counter delta's shape. */
+export function stagedCounterRows(path: string, longestLine = 0): string {
+  return `(SELECT m AS "Metric", s AS "Service", t AS "Tool", ax AS "Axis", ac AS "Action",
+    r AS "Reason", v AS "Value"
   FROM ${readStaged(
     path,
     longestLine,
     `m: 'VARCHAR', s: 'VARCHAR', t: 'VARCHAR', ax: 'VARCHAR', ac: 'VARCHAR', r: 'VARCHAR', v: 'BIGINT'`,
-  )}`;
+  )})`;
 }
 
 /**

@@ -55,27 +55,30 @@ const MERGE: Readonly<Record<string, string>> = {
 /** The totals' columns after the key, in order. */
 const TOTALS_COLUMNS = Object.keys(MERGE);
 
-/** The delta rows of the hourly rollup as rows of the totals, `src` 1. */
-const DELTA_ROWS = `SELECT "Key", 1 AS src, "ServiceName", "ToolName", "Signature", "Calls",
-    ${Object.entries(ACTION_COLUMNS)
+/** Rows of the hourly delta's shape (`source`, in FROM) as rows of the totals, `src` 1. */
+const deltaRows = (
+  source: string,
+) => `SELECT "Key", 1 AS src, "ServiceName", "ToolName", "Signature",
+    "Calls", ${Object.entries(ACTION_COLUMNS)
       .map(
         ([action, c]) => `CASE WHEN "LoopAction" = '${action}' THEN "Calls" ELSE 0 END AS "${c}"`,
       )
       .join(', ')},
     "MaxStreak", "RepeatNs", "FirstMs", "LastMs", "SampleArgs", false AS "Shared"
-  FROM loopguard_hotspots_delta`;
+  FROM ${source}`;
 
 /**
- * The totals of the keys with delta rows (those matching `keys`, a condition on "Key"): their
- * totals row (`src` 0, if any) and delta rows merged as an upsert per batch merged them (the names
- * and a non-empty sample of the totals row first; shared when two names meet under the key). Only
- * these keys' rows are grouped, and only into `columns` (the string aggregates cost the most).
+ * The totals of the keys with delta rows in `source` (those matching `keys`, a condition on
+ * "Key"): their totals row (`src` 0, if any) and delta rows merged as an upsert per batch merged
+ * them (the names and a non-empty sample of the totals row first; shared when two names meet
+ * under the key). Only these keys' rows are grouped, and only into `columns` (the string
+ * aggregates cost the most).
  */
-function touched(columns: readonly string[], keys: string): string {
+function touched(columns: readonly string[], keys: string, source: string): string {
   return `SELECT "Key", ${columns.map((c) => `${MERGE[c]} AS "${c}"`).join(', ')}
   FROM (SELECT "Key", 0 AS src, * EXCLUDE ("Key") FROM loopguard_hotspot_totals
-      WHERE "Key" IN (SELECT "Key" FROM loopguard_hotspots_delta WHERE ${keys}) AND ${keys}
-    UNION ALL SELECT * FROM (${DELTA_ROWS}) WHERE ${keys})
+      WHERE "Key" IN (SELECT "Key" FROM ${source} WHERE ${keys}) AND ${keys}
+    UNION ALL SELECT * FROM (${deltaRows(source)}) WHERE ${keys})
   GROUP BY "Key"`;
 }
 
@@ -90,7 +93,7 @@ export function totalsNow(columns: readonly string[] = TOTALS_COLUMNS, keys = 't
   const list = ['Key', ...wanted].map((c) => `"${c}"`).join(', ');
   return `(SELECT ${list} FROM loopguard_hotspot_totals ANTI JOIN loopguard_hotspots_delta USING ("Key")
       WHERE ${keys}
-    UNION ALL SELECT ${list} FROM (${touched(wanted, keys)})) AS totals`;
+    UNION ALL SELECT ${list} FROM (${touched(wanted, keys, 'loopguard_hotspots_delta')})) AS totals`;
 }
 
 /** The totals columns an SQL text names (quoted), for totalsNow. */
@@ -98,9 +101,13 @@ export function totalsColumnsIn(sql: string): string[] {
   return TOTALS_COLUMNS.filter((c) => sql.includes(`"${c}"`));
 }
 
-/** Folds the hourly delta rows into the totals (compaction: the rows totalsNow reads). */
-export const TOTALS_COMPACT_SQL = `INSERT OR REPLACE INTO loopguard_hotspot_totals
-  SELECT "Key", ${TOTALS_COLUMNS.map((c) => `"${c}"`).join(', ')} FROM (${touched(TOTALS_COLUMNS, 'true')})`;
+/**
+ * Folds rows of the hourly delta's shape (`source`, in FROM) into the totals: the rows totalsNow
+ * reads for them.
+ */
+export const foldTotalsSql = (source: string) => `INSERT OR REPLACE INTO loopguard_hotspot_totals
+  SELECT "Key", ${TOTALS_COLUMNS.map((c) => `"${c}"`).join(', ')}
+  FROM (${touched(TOTALS_COLUMNS, 'true', source)})`;
 
 /** The totals of the rollup rows whose key satisfies `where`. */
 const fromRollup = (where: string) =>

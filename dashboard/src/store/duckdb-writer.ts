@@ -4,7 +4,14 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { type CounterDeltas, computeDeltas, sumRejected } from './counter-deltas.js';
 import type { Compactor } from './duckdb-compaction.js';
 import { uniqueSpans, unstoredSpans } from './duckdb-dedup.js';
-import { counterDeltaSql, rollupDeltaSql, sessionDeltaSql } from './duckdb-deltas.js';
+import {
+  DELTA_TABLES,
+  stagedCounterRows,
+  stagedRollupRows,
+  stagedSessionRows,
+} from './duckdb-deltas.js';
+import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.js';
+import { foldTotalsSql } from './duckdb-hotspot-totals.js';
 import { haltedInsertSql, insertFromStageSql } from './duckdb-schema.js';
 import type { RecentSpanKeys } from './recent-keys.js';
 import { nsToMs, stageLine } from './stage.js';
@@ -61,6 +68,8 @@ export interface WriterOptions {
   recent: RecentSpanKeys;
   /** Told of the delta rows each commit adds. */
   compactor: Compactor;
+  /** Groups of at least this many spans fold their rollups and counters in at once. */
+  foldFrom: number;
 }
 
 /** The statements loading a staged batch, and how many delta rows they append. */
@@ -210,12 +219,38 @@ export class GroupWriter {
       spans.map((span, i) => stageLine(span, fields[i]!)),
       insertFromStageSql,
     );
-    // rollups and counters as delta rows: plain appends, compacted later (duckdb-compaction.ts)
+    // rollups and counters as delta rows (plain appends, compacted later), or folded into the main
+    // tables at once for a large group, whose upserts cost little per span (compaction would redo them)
+    const direct = spans.length >= this.options.foldFrom;
+    const rows =
+      (
+        delta: string,
+        rowsSql: (file: string, longest: number) => string,
+        ...fold: ((source: string) => string)[]
+      ) =>
+      (file: string, longest: number) => {
+        const source = rowsSql(file, longest);
+        if (direct) return fold.map((f) => f(source)).join(';\n');
+        return `INSERT INTO ${delta} SELECT * FROM ${source}`;
+      };
+    const { loopguard_hotspots_hourly: hourly, loopguard_sessions_hourly: sessions } = DELTA_TABLES;
     const counters = counterRows(deltas, rejected);
-    stageRows('rollup', deltas.rollup.values(), rollupDeltaSql);
-    stageRows('sessions', deltas.sessionRollup.values(), sessionDeltaSql);
-    stageRows('counters', counters, counterDeltaSql);
-    const deltaRows = deltas.rollup.size + deltas.sessionRollup.size + counters.length;
+    stageRows(
+      'rollup',
+      deltas.rollup.values(),
+      rows(hourly, stagedRollupRows, foldHourlySql, foldTotalsSql),
+    );
+    stageRows(
+      'sessions',
+      deltas.sessionRollup.values(),
+      rows(sessions, stagedSessionRows, foldSessionsSql),
+    );
+    stageRows(
+      'counters',
+      counters,
+      rows(DELTA_TABLES.loopguard_counters, stagedCounterRows, foldCountersSql),
+    );
+    const deltaRows = direct ? 0 : deltas.rollup.size + deltas.sessionRollup.size + counters.length;
     const halted = [...deltas.haltedScopes.values()].map((h) => ({ s: h.service, scope: h.scope }));
     stageRows('halted', halted, haltedInsertSql);
     return { statements, deltaRows };

@@ -68,7 +68,10 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
   const recent = await writer.run((c) =>
     loadRecentKeys(c, options.recentKeys ?? 524_288, Date.now()),
   );
-  const compactor = await Compactor.open(writer, options.compactAfterRows ?? 65_536);
+  const compactor = await Compactor.open(writer, {
+    afterRows: options.compactAfterRows ?? 32_768,
+    whenIdleMs: options.compactWhenIdleMs ?? 1_000,
+  });
   const stageDir = openStageDir(path);
   const inserts = new GroupWriter({
     writer,
@@ -76,6 +79,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     maxBatchSpans: maxBatch,
     recent,
     compactor,
+    foldFrom: options.foldFromSpans ?? 8_192,
   });
   let nextReader = 0;
   let closed = false;
@@ -134,6 +138,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
       closing ??= (async () => {
         closed = true;
         await inserts.idle();
+        compactor.stop();
         await writer.run((c) => compactor.compact(c)).catch(() => undefined);
         await writer.run(async (c) => c.run('CHECKPOINT')).catch(() => undefined);
         for (const s of [writer, ...readers]) await s.run(async (c) => c.closeSync());
