@@ -1,5 +1,10 @@
 // Ingest and query benchmark of the dashboard (imports the built @loopguard/dashboard).
 // node bench/ingest/run.mjs [--spans 1000000] [--batches 200]
+// --compare <dist>: instead, time the loopguard ingest rows on this build's DuckDB store and on
+// another build's (its dashboard/dist/, e.g. a build of main in a second directory that can resolve
+// the dashboard's dependencies), both served by this build's server, alternating which goes first
+// case by case on two stores opened side by side, fresh files each round (--rounds, default 3),
+// then the medians; no baselines, no queries.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -15,6 +20,9 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
+const compareIndex = process.argv.indexOf('--compare');
+const COMPARE = compareIndex > 0 ? process.argv[compareIndex + 1] : undefined;
+const ROUNDS = arg('--rounds', 3);
 const TOTAL = arg('--spans', 1_000_000);
 const BATCHES = arg('--batches', 200);
 const BATCH = 512;
@@ -141,6 +149,93 @@ async function ingestCase(label, url, encoding, batches, size = BATCH, concurren
   return r;
 }
 
+/** The loopguard rows: [label, encoding, batches, spans per request, requests in flight]. */
+const LOOPGUARD_CASES = [
+  ['loopguard dashboard (DuckDB, group commit)', 'json', BATCHES, BATCH, CONCURRENCY],
+  ['loopguard dashboard (DuckDB, group commit)', 'protobuf', BATCHES, BATCH, CONCURRENCY],
+  // As behind an OTel Collector (its batch processor sends 8192-span batches, a few in flight).
+  [
+    'loopguard dashboard, Collector-sized batches',
+    'protobuf',
+    Math.max(1, Math.round((BATCHES * BATCH) / COLLECTOR_BATCH)),
+    COLLECTOR_BATCH,
+    4,
+  ],
+  // A Collector on its defaults: batch processor send_batch_size 8192, exporter sending_queue
+  // num_consumers 10 (so up to 10 requests in flight); twice the spans, so 10 in flight reach a
+  // steady state.
+  [
+    'loopguard dashboard, Collector defaults (8192-span batches, 10 consumers)',
+    'protobuf',
+    Math.max(1, Math.round((2 * BATCHES * BATCH) / COLLECTOR_BATCH)),
+    COLLECTOR_BATCH,
+    10,
+  ],
+];
+
+if (COMPARE) {
+  const other = await import(
+    new URL('store/duckdb.js', `file://${COMPARE.replace(/\/?$/, '/')}`).href
+  );
+  let warmed = 0;
+  const builds = [
+    ['this build', openDuckDbStore],
+    ['--compare build', other.openDuckDbStore],
+  ];
+  // warm-up (JIT of the decoders and of both stores), not counted
+  for (const [, open] of builds) {
+    const store = await open({ path: join(dir, `warm-${warmed++}.duckdb`) });
+    const server = await startDashboard({ port: 0, store });
+    for (const encoding of ['json', 'protobuf'])
+      await load(`${server.url}/v1/traces`, encoding, Math.min(BATCHES, 40));
+    await server.close();
+    await store.close();
+  }
+  const rows = [];
+  const all = LOOPGUARD_CASES.map(() => builds.map(() => []));
+  for (let round = 1; round <= ROUNDS; round++) {
+    // both stores open side by side; each case runs on one then the other, the first alternating
+    const running = [];
+    for (const [i, [, open]] of builds.entries()) {
+      const store = await open({ path: join(dir, `compare-${round}-${i}.duckdb`) });
+      running.push({ store, server: await startDashboard({ port: 0, store }) });
+    }
+    for (const [c, [label, encoding, batches, size, concurrency]] of LOOPGUARD_CASES.entries()) {
+      const rates = [];
+      const order = (round + c) % 2 === 1 ? [0, 1] : [1, 0];
+      for (const i of order) {
+        const url = `${running[i].server.url}/v1/traces`;
+        const r = await load(url, encoding, batches, size, concurrency);
+        if (r.errors) throw new Error(`${builds[i][0]}: ${r.errors} errors`);
+        rates[i] = r.spans / r.seconds;
+        all[c][i].push(rates[i]);
+      }
+      const [a, b] = rates;
+      const gain = `${a >= b ? '+' : ''}${((a / b - 1) * 100).toFixed(0)}%`;
+      rows.push([label, encoding, `${size} × ${concurrency}`, String(round), fmt(a), fmt(b), gain]);
+    }
+    for (const { store, server } of running) {
+      await server.close();
+      await store.close();
+    }
+  }
+  const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  LOOPGUARD_CASES.forEach(([label, encoding, , size, concurrency], c) => {
+    const [a, b] = all[c].map(median);
+    const gain = `${a >= b ? '+' : ''}${((a / b - 1) * 100).toFixed(0)}%`;
+    rows.push([label, encoding, `${size} × ${concurrency}`, 'median', fmt(a), fmt(b), gain]);
+  });
+  console.log(`### Ingest spans/s, this build against ${COMPARE} (alternating, fresh files)\n`);
+  console.log(
+    table(
+      ['receiver', 'encoding', 'batch', 'round', 'this build', '--compare build', 'change'],
+      rows,
+    ),
+  );
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
+
 const echo = await echoServer();
 await ingestCase('baseline: echo server (JSON.parse, no store)', echo.url, 'json', BATCHES);
 await ingestCase('baseline: echo server (no decode, no store)', echo.url, 'protobuf', BATCHES);
@@ -158,27 +253,8 @@ await naiveServer.close();
 await naive.close();
 
 const lg = await startDashboard({ port: 0, db: join(dir, 'ingest.duckdb') });
-await ingestCase('loopguard dashboard (DuckDB, group commit)', lg.url, 'json', BATCHES);
-await ingestCase('loopguard dashboard (DuckDB, group commit)', lg.url, 'protobuf', BATCHES);
-// As behind an OTel Collector (its batch processor sends 8192-span batches, a few in flight).
-await ingestCase(
-  'loopguard dashboard, Collector-sized batches',
-  lg.url,
-  'protobuf',
-  Math.max(1, Math.round((BATCHES * BATCH) / COLLECTOR_BATCH)),
-  COLLECTOR_BATCH,
-  4,
-);
-// A Collector on its defaults: batch processor send_batch_size 8192, exporter sending_queue
-// num_consumers 10 (so up to 10 requests in flight); twice the spans, so 10 in flight reach a steady state.
-await ingestCase(
-  'loopguard dashboard, Collector defaults (8192-span batches, 10 consumers)',
-  lg.url,
-  'protobuf',
-  Math.max(1, Math.round((2 * BATCHES * BATCH) / COLLECTOR_BATCH)),
-  COLLECTOR_BATCH,
-  10,
-);
+for (const [label, encoding, batches, size, concurrency] of LOOPGUARD_CASES)
+  await ingestCase(label, lg.url, encoding, batches, size, concurrency);
 const stored = (await lg.store.counters()).ingestedSpans;
 await lg.close();
 

@@ -6,10 +6,11 @@ import {
   nameConditions,
   partsSql,
 } from './duckdb-hotspot-parts.js';
+import { totalsColumnsIn, totalsNow } from './duckdb-hotspot-totals.js';
 import type { Params } from './duckdb-sql.js';
 import type { QueryFilter } from './types.js';
 
-// The hotspot totals (loopguard_hotspot_totals, one row per key over everything stored) as the
+// The hotspot totals (totalsNow: one row per key over everything stored, deltas added) as the
 // pages read them: the keys called in a range, and the rows of those whose calls all fall in it.
 
 /** The keys of the totals called in the range and matching the filter (`live`), as SQL. */
@@ -47,11 +48,12 @@ export function liveKeys(filter: QueryFilter, range: Params, bound: string, name
   const params: Params = { from: range.from ?? 0n, to: range.to ?? 0n };
   // (no action filter reaches here: the totals have no action column)
   const where = ['"LastMs" >= $from', '"FirstMs" < $to', ...nameConditions(filter, params)];
-  const sql = `SELECT "Key", "Calls" AS calls, ${bound} AS bound,${names ? ` ${NAMES},` : ''}
+  const select = `SELECT "Key", "Calls" AS calls, ${bound} AS bound,${names ? ` ${NAMES},` : ''}
       "FirstMs" >= $from AND "LastMs" < $to AS inside,
-      "FirstMs" < $from AND "LastMs" >= $to AS spanning
-    FROM loopguard_hotspot_totals WHERE ${where.join(' AND ')}`;
-  return { sql, params };
+      "FirstMs" < $from AND "LastMs" >= $to AS spanning`;
+  const conditions = where.join(' AND ');
+  const totals = totalsNow(totalsColumnsIn(`${select} ${conditions}`));
+  return { sql: `${select} FROM ${totals} WHERE ${conditions}`, params };
 }
 
 /**
@@ -68,7 +70,7 @@ export function totalsRows(inside: readonly bigint[]): RowsSql {
       params.inside = inside.join(',');
       const cols = Object.entries(FROM_TOTALS).map(([name, sql]) => `${sql} AS "${name}"`);
       sources.push(`SELECT "Key" AS k, ${NAMES}, ${cols.join(', ')}, "Shared" AS "sharedKey"
-        FROM loopguard_hotspot_totals WHERE ${inKeyList('"Key"', 'inside')}`);
+        FROM ${totalsNow(undefined, inKeyList('"Key"', 'inside'))}`);
     }
     const rest = keys.split(',').filter((k) => !insideSet.has(BigInt(k)));
     if (rest.length > 0) {

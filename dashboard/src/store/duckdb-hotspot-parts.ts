@@ -1,3 +1,4 @@
+import { withDelta } from './duckdb-deltas.js';
 import { HAS_SIGNATURE } from './duckdb-schema.js';
 import { callWhere, type Params } from './duckdb-sql.js';
 import type { QueryFilter } from './types.js';
@@ -88,7 +89,7 @@ function rawEdge(
 }
 
 /**
- * `WITH parts AS (...)`: the rollup's whole hours plus the span table's partial hours at both ends
+ * `WITH parts AS (...)`: the rollup's whole hours (with the delta rows not compacted yet) plus the span table's partial hours at both ends
  * (`$from`, `$fullFrom`, `$fullTo` and `$to` in `params`).
  */
 export function partsSql(filter: QueryFilter, params: Params, shape: PartsShape): string {
@@ -99,10 +100,11 @@ export function partsSql(filter: QueryFilter, params: Params, shape: PartsShape)
 export function partsCte(filter: QueryFilter, params: Params, shape: PartsShape): string {
   const extra = shape.extra ? ` AND ${shape.extra('"Key"')}` : '';
   const names = shape.names ? `${NAMES}, "SampleArgs" AS args, ` : '';
+  const select = `SELECT ${shape.key ? '"Key" AS k, ' : ''}${names}"LoopAction" AS action,
+        "Calls" AS calls, "MaxStreak" AS streak, "RepeatNs" AS repeat_ns, "FirstMs" AS first_ms,
+        "LastMs" AS last_ms`;
   return `parts AS (
-      SELECT ${shape.key ? '"Key" AS k, ' : ''}${names}"LoopAction" AS action, "Calls" AS calls,
-        "MaxStreak" AS streak, "RepeatNs" AS repeat_ns, "FirstMs" AS first_ms, "LastMs" AS last_ms
-      FROM loopguard_hotspots_hourly ${rollupWhere(filter, params)}${extra}
+      ${withDelta(select, 'loopguard_hotspots_hourly', `${rollupWhere(filter, params)}${extra}`)}
       UNION ALL ${rawEdge('$from', '$fullFrom', filter, params, shape)}
       UNION ALL ${rawEdge('$fullTo', '$to', filter, params, shape)}
     )`;

@@ -177,22 +177,6 @@ export function insertFromStageSql(path: string, longestLine = 0): string {
 /** The largest BIGINT, as SQL: sums of durations stop there. */
 export const INT64_MAX = '9223372036854775807';
 
-/** Upserts staged hourly rollup rows (NDJSON of RollupRow) into loopguard_hotspots_hourly. */
-export function rollupUpsertSql(path: string, longestLine = 0): string {
-  const file = path.replaceAll("'", "''");
-  return `INSERT INTO loopguard_hotspots_hourly
-  SELECT hour, service, tool, signature, action, calls, maxStreak, repeatNs, firstMs, lastMs, sampleArgs,
-    ${hotspotKeySql('service', 'tool', 'signature')}
-  FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {hour: 'BIGINT', service: 'VARCHAR',
-    tool: 'VARCHAR', signature: 'VARCHAR', action: 'VARCHAR', calls: 'BIGINT', maxStreak: 'INTEGER',
-    repeatNs: 'BIGINT', firstMs: 'BIGINT', lastMs: 'BIGINT', sampleArgs: 'VARCHAR'})
-  ON CONFLICT DO UPDATE SET "Calls" = "Calls" + excluded."Calls",
-    "MaxStreak" = greatest("MaxStreak", excluded."MaxStreak"),
-    "RepeatNs" = least("RepeatNs"::HUGEINT + excluded."RepeatNs", ${INT64_MAX}), "FirstMs" = least("FirstMs", excluded."FirstMs"),
-    "LastMs" = greatest("LastMs", excluded."LastMs"),
-    "SampleArgs" = CASE WHEN "SampleArgs" = '' THEN excluded."SampleArgs" ELSE "SampleArgs" END`;
-}
-
 /** Rebuilds the rollup rows of one hour from the spans still stored (after retention). */
 export const ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_hotspots_hourly
   SELECT $hour, "ServiceName", "ToolName", "Signature", "LoopAction", count(*), max("Streak"),
@@ -201,23 +185,6 @@ export const ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_hotspots_hourly
   FROM otel_traces WHERE "IsCall" AND ${HAS_SIGNATURE} AND "StartMs" >= $hour AND "StartMs" < $hour + 3600000
   GROUP BY ALL`;
 
-/** Upserts staged hourly session rollup rows (NDJSON of SessionRollupRow). */
-export function sessionRollupUpsertSql(path: string, longestLine = 0): string {
-  const file = path.replaceAll("'", "''");
-  return `INSERT INTO loopguard_sessions_hourly
-  SELECT hour, scope, service, conversationId, calls, maxStreak, maxRank, nudges, warns, blocks, startMs, endMs
-  FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {hour: 'BIGINT', scope: 'VARCHAR',
-    service: 'VARCHAR', conversationId: 'VARCHAR', calls: 'BIGINT', maxStreak: 'INTEGER',
-    maxRank: 'TINYINT', nudges: 'BIGINT', warns: 'BIGINT', blocks: 'BIGINT', startMs: 'BIGINT',
-    endMs: 'BIGINT'})
-  ON CONFLICT DO UPDATE SET "Calls" = "Calls" + excluded."Calls",
-    "ConversationId" = greatest("ConversationId", excluded."ConversationId"),
-    "MaxStreak" = greatest("MaxStreak", excluded."MaxStreak"),
-    "MaxRank" = greatest("MaxRank", excluded."MaxRank"), "Nudges" = "Nudges" + excluded."Nudges",
-    "Warns" = "Warns" + excluded."Warns", "Blocks" = "Blocks" + excluded."Blocks",
-    "StartMs" = least("StartMs", excluded."StartMs"), "EndMs" = greatest("EndMs", excluded."EndMs")`;
-}
-
 /** Rebuilds the session rollup rows of one hour from the spans still stored. */
 export const SESSION_ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_sessions_hourly
   SELECT $hour, "LoopScope", "ServiceName", max("ConversationId"), count(*), max("Streak"),
@@ -225,16 +192,6 @@ export const SESSION_ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_sessions_h
     count(*) FILTER ("LoopAction" = 'block'), min("StartMs"), max("StartMs" + "Duration" // 1000000)
   FROM otel_traces WHERE "IsCall" AND "LoopScope" <> '' AND "StartMs" >= $hour AND "StartMs" < $hour + 3600000
   GROUP BY ALL`;
-
-/** Upserts staged counter increments (NDJSON of CounterRow) into loopguard_counters. */
-export function counterUpsertSql(path: string, longestLine = 0): string {
-  const file = path.replaceAll("'", "''");
-  return `INSERT INTO loopguard_counters
-  SELECT m, s, t, ax, ac, r, v
-  FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {m: 'VARCHAR', s: 'VARCHAR',
-    t: 'VARCHAR', ax: 'VARCHAR', ac: 'VARCHAR', r: 'VARCHAR', v: 'BIGINT'})
-  ON CONFLICT DO UPDATE SET "Value" = "Value" + excluded."Value"`;
-}
 
 /** Adds staged halted scopes (NDJSON of `{s: service, scope}`) to loopguard_halted_scopes. */
 export function haltedInsertSql(path: string, longestLine = 0): string {

@@ -1,4 +1,6 @@
 import { HOUR_MS } from './counter-deltas.js';
+import { withDelta } from './duckdb-deltas.js';
+import { totalsNow } from './duckdb-hotspot-totals.js';
 import type { Reader } from './duckdb-queries.js';
 import { callWhere, num, type Params } from './duckdb-sql.js';
 import { normalizePage, SESSION_SORTS } from './paging.js';
@@ -30,7 +32,7 @@ function rawEdge(
 function matchingCte(filter: QueryFilter, params: Params): string {
   const where = callWhere(filter, params, { skip: ['signature'] });
   const signature = filter.signature
-    ? ' AND "HotspotKey" IN (SELECT "Key" FROM loopguard_hotspot_totals WHERE "Signature" = $signature)'
+    ? ` AND "HotspotKey" IN (SELECT "Key" FROM ${totalsNow(['Signature'])} WHERE "Signature" = $signature)`
     : '';
   if (filter.signature) params.signature = filter.signature;
   return `matching AS (SELECT DISTINCT "LoopScope" AS scope FROM otel_traces ${where}${signature}
@@ -65,10 +67,11 @@ export async function querySessionsRollup(
   const selective = Boolean(filter.action || filter.signature);
   const matching = selective ? ' AND "LoopScope" IN (SELECT scope FROM matching)' : '';
   const head = selective ? `WITH ${matchingCte(filter, params)}, parts AS` : 'WITH parts AS';
-  const parts = `SELECT "LoopScope" AS scope, "ServiceName" AS service, "ConversationId" AS conv,
+  const select = `SELECT "LoopScope" AS scope, "ServiceName" AS service, "ConversationId" AS conv,
       "Calls" AS calls, "MaxStreak" AS streak, "MaxRank" AS rank, "Nudges" AS nudges,
-      "Warns" AS warns, "Blocks" AS blocks, "StartMs" AS start_ms, "EndMs" AS end_ms
-    FROM loopguard_sessions_hourly WHERE "Hour" >= $fullFrom AND "Hour" < $fullTo ${service}${matching}
+      "Warns" AS warns, "Blocks" AS blocks, "StartMs" AS start_ms, "EndMs" AS end_ms`;
+  const where = `WHERE "Hour" >= $fullFrom AND "Hour" < $fullTo ${service}${matching}`;
+  const parts = `${withDelta(select, 'loopguard_sessions_hourly', where)}
     UNION ALL ${rawEdge('$from', '$fullFrom', filter, params, matching)}
     UNION ALL ${rawEdge('$fullTo', '$to', filter, params, matching)}`;
   const rows = await read(

@@ -2,15 +2,17 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { type CounterDeltas, computeDeltas, sumRejected } from './counter-deltas.js';
+import type { Compactor } from './duckdb-compaction.js';
 import { uniqueSpans, unstoredSpans } from './duckdb-dedup.js';
-import { totalsUpsertSql } from './duckdb-hotspot-totals.js';
 import {
-  counterUpsertSql,
-  haltedInsertSql,
-  insertFromStageSql,
-  rollupUpsertSql,
-  sessionRollupUpsertSql,
-} from './duckdb-schema.js';
+  DELTA_TABLES,
+  stagedCounterRows,
+  stagedRollupRows,
+  stagedSessionRows,
+} from './duckdb-deltas.js';
+import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.js';
+import { foldTotalsSql } from './duckdb-hotspot-totals.js';
+import { haltedInsertSql, insertFromStageSql } from './duckdb-schema.js';
 import type { RecentSpanKeys } from './recent-keys.js';
 import { nsToMs, stageLine } from './stage.js';
 import type { SpanRecord } from './types.js';
@@ -64,6 +66,16 @@ export interface WriterOptions {
   maxBatchSpans: number;
   /** Keys of the spans committed lately (the duplicate check's memory). */
   recent: RecentSpanKeys;
+  /** Told of the delta rows each commit adds. */
+  compactor: Compactor;
+  /** Groups of at least this many spans fold their rollups and counters in at once. */
+  foldFrom: number;
+}
+
+/** The statements loading a staged batch, and how many delta rows they append. */
+interface Staged {
+  statements: string[];
+  deltaRows: number;
 }
 
 /**
@@ -152,15 +164,16 @@ export class GroupWriter {
       const staged = this.stage(spans, rejected, files);
       await this.options.writer.run(async (c) => {
         const fresh = await unstoredSpans(c, spans, this.options.recent);
-        const statements = fresh === spans ? staged : this.stage(fresh, rejected, files);
+        const load = fresh === spans ? staged : this.stage(fresh, rejected, files);
         try {
-          await c.run(`BEGIN TRANSACTION;\n${statements.join(';\n')};\nCOMMIT`);
+          await c.run(`BEGIN TRANSACTION;\n${load.statements.join(';\n')};\nCOMMIT`);
         } catch (error) {
           await c.run('ROLLBACK').catch(() => undefined);
           throw error;
         }
-        const { recent } = this.options;
+        const { recent, compactor } = this.options;
         for (const s of fresh) recent.add(s.traceId, s.spanId, nsToMs(s.startTimeUnixNano));
+        compactor.added(load.deltaRows);
       });
     } finally {
       for (const file of files) rmSync(file, { force: true });
@@ -172,7 +185,7 @@ export class GroupWriter {
     spans: SpanRecord[],
     rejected: ReadonlyMap<string, number>,
     files: string[],
-  ): string[] {
+  ): Staged {
     const { fields, deltas } = computeDeltas(spans);
     const base = join(this.options.stageDir, `batch-${this.seq++}`);
     const statements: string[] = [];
@@ -206,15 +219,40 @@ export class GroupWriter {
       spans.map((span, i) => stageLine(span, fields[i]!)),
       insertFromStageSql,
     );
+    // rollups and counters as delta rows (plain appends, compacted later), or folded into the main
+    // tables at once for a large group, whose upserts cost little per span (compaction would redo them)
+    const direct = spans.length >= this.options.foldFrom;
+    const rows =
+      (
+        delta: string,
+        rowsSql: (file: string, longest: number) => string,
+        ...fold: ((source: string) => string)[]
+      ) =>
+      (file: string, longest: number) => {
+        const source = rowsSql(file, longest);
+        if (direct) return fold.map((f) => f(source)).join(';\n');
+        return `INSERT INTO ${delta} SELECT * FROM ${source}`;
+      };
+    const { loopguard_hotspots_hourly: hourly, loopguard_sessions_hourly: sessions } = DELTA_TABLES;
+    const counters = counterRows(deltas, rejected);
     stageRows(
       'rollup',
       deltas.rollup.values(),
-      (file, longest) => `${rollupUpsertSql(file, longest)};\n${totalsUpsertSql(file, longest)}`,
+      rows(hourly, stagedRollupRows, foldHourlySql, foldTotalsSql),
     );
-    stageRows('sessions', deltas.sessionRollup.values(), sessionRollupUpsertSql);
-    stageRows('counters', counterRows(deltas, rejected), counterUpsertSql);
+    stageRows(
+      'sessions',
+      deltas.sessionRollup.values(),
+      rows(sessions, stagedSessionRows, foldSessionsSql),
+    );
+    stageRows(
+      'counters',
+      counters,
+      rows(DELTA_TABLES.loopguard_counters, stagedCounterRows, foldCountersSql),
+    );
+    const deltaRows = direct ? 0 : deltas.rollup.size + deltas.sessionRollup.size + counters.length;
     const halted = [...deltas.haltedScopes.values()].map((h) => ({ s: h.service, scope: h.scope }));
     stageRows('halted', halted, haltedInsertSql);
-    return statements;
+    return { statements, deltaRows };
   }
 }

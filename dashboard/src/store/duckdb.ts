@@ -4,7 +4,9 @@ import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { HOUR_MS } from './counter-deltas.js';
 import { counterSnapshot } from './counter-snapshot.js';
+import { Compactor, compactIn } from './duckdb-compaction.js';
 import { loadRecentKeys } from './duckdb-dedup.js';
+import { COUNTERS_NOW_SQL, DELTA_SCHEMA_SQL } from './duckdb-deltas.js';
 import { fillHotspotTotals, TOTALS_RETAIN_SQL } from './duckdb-hotspot-totals.js';
 import { queryHotspots } from './duckdb-hotspots.js';
 import {
@@ -57,6 +59,8 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
   await writer.run(async (c) => {
     await c.run(SCHEMA_SQL);
     await c.run(MIGRATE_SQL);
+    // files written before the deltas get them empty: their rollups are all compacted
+    await c.run(DELTA_SCHEMA_SQL);
     await fillHotspotTotals(c);
     // fewer, larger checkpoints: commits only append to the WAL until it holds 256 MB
     await c.run("SET checkpoint_threshold = '256MB'");
@@ -64,8 +68,19 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
   const recent = await writer.run((c) =>
     loadRecentKeys(c, options.recentKeys ?? 524_288, Date.now()),
   );
+  const compactor = await Compactor.open(writer, {
+    afterRows: options.compactAfterRows ?? 32_768,
+    whenIdleMs: options.compactWhenIdleMs ?? 1_000,
+  });
   const stageDir = openStageDir(path);
-  const inserts = new GroupWriter({ writer, stageDir, maxBatchSpans: maxBatch, recent });
+  const inserts = new GroupWriter({
+    writer,
+    stageDir,
+    maxBatchSpans: maxBatch,
+    recent,
+    compactor,
+    foldFrom: options.foldFromSpans ?? 8_192,
+  });
   let nextReader = 0;
   let closed = false;
   let closing: Promise<void> | undefined;
@@ -89,9 +104,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     trace: (traceId) => queryTrace(read, traceId),
     facets: (filter) => queryFacets(read, filter),
     async counters(): Promise<CounterSnapshot> {
-      const rows = await read(
-        `SELECT "Metric", "Service", "Tool", "Axis", "Action", "Reason", "Value" FROM loopguard_counters ORDER BY ALL`,
-      );
+      const rows = await read(COUNTERS_NOW_SQL);
       const halted = await read(
         `SELECT "Service" AS service, count(*) AS n FROM loopguard_halted_scopes GROUP BY 1 ORDER BY 1`,
       );
@@ -104,6 +117,8 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
       return writer.run(async (c) => {
         await c.run('BEGIN TRANSACTION');
         try {
+          // the rollups and totals below are rebuilt from the main tables: fold the deltas in first
+          await compactIn(c);
           const r = await c.run(`DELETE FROM otel_traces WHERE "StartMs" < $cutoff`, { cutoff });
           await c.run(`DELETE FROM loopguard_hotspots_hourly WHERE "Hour" <= $hour`, { hour });
           await c.run(ROLLUP_REBUILD_HOUR_SQL, { hour });
@@ -111,6 +126,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
           await c.run(`DELETE FROM loopguard_sessions_hourly WHERE "Hour" <= $hour`, { hour });
           await c.run(SESSION_ROLLUP_REBUILD_HOUR_SQL, { hour });
           await c.run('COMMIT');
+          compactor.compacted();
           return num(r.rowsChanged);
         } catch (error) {
           await c.run('ROLLBACK').catch(() => undefined);
@@ -122,6 +138,8 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
       closing ??= (async () => {
         closed = true;
         await inserts.idle();
+        compactor.stop();
+        await writer.run((c) => compactor.compact(c)).catch(() => undefined);
         await writer.run(async (c) => c.run('CHECKPOINT')).catch(() => undefined);
         for (const s of [writer, ...readers]) await s.run(async (c) => c.closeSync());
         instance.closeSync();

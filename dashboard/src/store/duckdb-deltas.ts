@@ -1,0 +1,103 @@
+import { hotspotKeySql, objectSize } from './duckdb-schema.js';
+
+// Append-only delta tables: the insert transaction adds its rollup and counter rows to these with
+// plain INSERTs (no primary key, no ON CONFLICT: an upsert cost 3-7 ms per statement even for a
+// few rows), readers add the deltas to the main tables (every reader aggregates), and compaction
+// (duckdb-compaction.ts) folds them into the main tables in one transaction, so an answer is the
+// same whether a row is compacted or not. The hotspot totals have no delta of their own: a key's
+// delta is the aggregate of its hourly delta rows (see totalsNow).
+
+/** DDL of the delta tables: the columns of their main tables, without a primary key. */
+export const DELTA_SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS loopguard_hotspots_delta (
+  "Hour" BIGINT NOT NULL, "ServiceName" VARCHAR NOT NULL, "ToolName" VARCHAR NOT NULL,
+  "Signature" VARCHAR NOT NULL, "LoopAction" VARCHAR NOT NULL, "Calls" BIGINT NOT NULL,
+  "MaxStreak" INTEGER NOT NULL, "RepeatNs" BIGINT NOT NULL, "FirstMs" BIGINT NOT NULL,
+  "LastMs" BIGINT NOT NULL, "SampleArgs" VARCHAR NOT NULL, "Key" UHUGEINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS loopguard_sessions_delta (
+  "Hour" BIGINT NOT NULL, "LoopScope" VARCHAR NOT NULL, "ServiceName" VARCHAR NOT NULL,
+  "ConversationId" VARCHAR NOT NULL, "Calls" BIGINT NOT NULL, "MaxStreak" INTEGER NOT NULL,
+  "MaxRank" TINYINT NOT NULL, "Nudges" BIGINT NOT NULL, "Warns" BIGINT NOT NULL,
+  "Blocks" BIGINT NOT NULL, "StartMs" BIGINT NOT NULL, "EndMs" BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS loopguard_counters_delta (
+  "Metric" VARCHAR NOT NULL, "Service" VARCHAR NOT NULL, "Tool" VARCHAR NOT NULL,
+  "Axis" VARCHAR NOT NULL, "Action" VARCHAR NOT NULL, "Reason" VARCHAR NOT NULL,
+  "Value" BIGINT NOT NULL
+);
+`;
+
+/** The delta tables, each beside its main table. */
+export const DELTA_TABLES = {
+  loopguard_hotspots_hourly: 'loopguard_hotspots_delta',
+  loopguard_sessions_hourly: 'loopguard_sessions_delta',
+  loopguard_counters: 'loopguard_counters_delta',
+} as const;
+
+/** How many delta rows wait for compaction, as one row with `n`. */
+export const DELTA_ROWS_SQL = `SELECT ${Object.values(DELTA_TABLES)
+  .map((t) => `(SELECT count(*) FROM ${t})`)
+  .join(' + ')} AS n`;
+
+/** `read_json` of a staged NDJSON file (path bound as a literal, quotes doubled). */
+function readStaged(path: string, longestLine: number, columns: string): string {
+  const file = path.replaceAll("'", "''");
+  return `read_json('${file}', format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {${columns}})`;
+}
+
+/** Staged hourly rollup rows (NDJSON of RollupRow) in the hourly delta's shape, in FROM. */
+export function stagedRollupRows(path: string, longestLine = 0): string {
+  return `(SELECT hour AS "Hour", service AS "ServiceName", tool AS "ToolName",
+    signature AS "Signature", action AS "LoopAction", calls AS "Calls", maxStreak AS "MaxStreak",
+    repeatNs AS "RepeatNs", firstMs AS "FirstMs", lastMs AS "LastMs", sampleArgs AS "SampleArgs",
+    ${hotspotKeySql('service', 'tool', 'signature')} AS "Key"
+  FROM ${readStaged(
+    path,
+    longestLine,
+    `hour: 'BIGINT', service: 'VARCHAR', tool: 'VARCHAR', signature: 'VARCHAR', action: 'VARCHAR',
+    calls: 'BIGINT', maxStreak: 'INTEGER', repeatNs: 'BIGINT', firstMs: 'BIGINT', lastMs: 'BIGINT',
+    sampleArgs: 'VARCHAR'`,
+  )})`;
+}
+
+/** Staged session rollup rows (NDJSON of SessionRollupRow) in the session delta's shape. */
+export function stagedSessionRows(path: string, longestLine = 0): string {
+  return `(SELECT hour AS "Hour", scope AS "LoopScope", service AS "ServiceName",
+    conversationId AS "ConversationId", calls AS "Calls", maxStreak AS "MaxStreak",
+    maxRank AS "MaxRank", nudges AS "Nudges", warns AS "Warns", blocks AS "Blocks",
+    startMs AS "StartMs", endMs AS "EndMs"
+  FROM ${readStaged(
+    path,
+    longestLine,
+    `hour: 'BIGINT', scope: 'VARCHAR', service: 'VARCHAR', conversationId: 'VARCHAR',
+    calls: 'BIGINT', maxStreak: 'INTEGER', maxRank: 'TINYINT', nudges: 'BIGINT', warns: 'BIGINT',
+    blocks: 'BIGINT', startMs: 'BIGINT', endMs: 'BIGINT'`,
+  )})`;
+}
+
+/** Staged counter increments (NDJSON of CounterRow) in the counter delta's shape. */
+export function stagedCounterRows(path: string, longestLine = 0): string {
+  return `(SELECT m AS "Metric", s AS "Service", t AS "Tool", ax AS "Axis", ac AS "Action",
+    r AS "Reason", v AS "Value"
+  FROM ${readStaged(
+    path,
+    longestLine,
+    `m: 'VARCHAR', s: 'VARCHAR', t: 'VARCHAR', ax: 'VARCHAR', ac: 'VARCHAR', r: 'VARCHAR', v: 'BIGINT'`,
+  )})`;
+}
+
+/**
+ * The rows of a main rollup table and of its delta that satisfy `where` (the same text for both),
+ * as `select` of each: the caller aggregates them.
+ */
+export function withDelta(select: string, table: keyof typeof DELTA_TABLES, where: string): string {
+  return `${select} FROM ${table} ${where}
+      UNION ALL ${select} FROM ${DELTA_TABLES[table]} ${where}`;
+}
+
+/** The counters with their deltas added: one row per counter, `Value` summed. */
+export const COUNTERS_NOW_SQL = `SELECT "Metric", "Service", "Tool", "Axis", "Action", "Reason",
+    sum("Value")::BIGINT AS "Value"
+  FROM (${withDelta('SELECT *', 'loopguard_counters', '')})
+  GROUP BY ALL ORDER BY ALL`;
