@@ -1,4 +1,4 @@
-import { hotspotKeySql, objectSize } from './duckdb-schema.js';
+import { hotspotKeySql, stagedJson } from './duckdb-schema.js';
 
 // Append-only delta tables: the insert transaction adds its rollup and counter rows to these with
 // plain INSERTs (no primary key, no ON CONFLICT: an upsert cost 3-7 ms per statement even for a
@@ -40,19 +40,13 @@ export const DELTA_ROWS_SQL = `SELECT ${Object.values(DELTA_TABLES)
   .map((t) => `(SELECT count(*) FROM ${t})`)
   .join(' + ')} AS n`;
 
-/** `read_json` of a staged NDJSON file (path bound as a literal, quotes doubled). */
-function readStaged(path: string, longestLine: number, columns: string): string {
-  const file = path.replaceAll("'", "''");
-  return `read_json('${file}', format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {${columns}})`;
-}
-
 /** Staged hourly rollup rows (NDJSON of RollupRow) in the hourly delta's shape, in FROM. */
 export function stagedRollupRows(path: string, longestLine = 0): string {
   return `(SELECT hour AS "Hour", service AS "ServiceName", tool AS "ToolName",
     signature AS "Signature", action AS "LoopAction", calls AS "Calls", maxStreak AS "MaxStreak",
     repeatNs AS "RepeatNs", firstMs AS "FirstMs", lastMs AS "LastMs", sampleArgs AS "SampleArgs",
     ${hotspotKeySql('service', 'tool', 'signature')} AS "Key"
-  FROM ${readStaged(
+  FROM ${stagedJson(
     path,
     longestLine,
     `hour: 'BIGINT', service: 'VARCHAR', tool: 'VARCHAR', signature: 'VARCHAR', action: 'VARCHAR',
@@ -67,7 +61,7 @@ export function stagedSessionRows(path: string, longestLine = 0): string {
     conversationId AS "ConversationId", calls AS "Calls", maxStreak AS "MaxStreak",
     maxRank AS "MaxRank", nudges AS "Nudges", warns AS "Warns", blocks AS "Blocks",
     startMs AS "StartMs", endMs AS "EndMs"
-  FROM ${readStaged(
+  FROM ${stagedJson(
     path,
     longestLine,
     `hour: 'BIGINT', scope: 'VARCHAR', service: 'VARCHAR', conversationId: 'VARCHAR',
@@ -80,7 +74,7 @@ export function stagedSessionRows(path: string, longestLine = 0): string {
 export function stagedCounterRows(path: string, longestLine = 0): string {
   return `(SELECT m AS "Metric", s AS "Service", t AS "Tool", ax AS "Axis", ac AS "Action",
     r AS "Reason", v AS "Value"
-  FROM ${readStaged(
+  FROM ${stagedJson(
     path,
     longestLine,
     `m: 'VARCHAR', s: 'VARCHAR', t: 'VARCHAR', ax: 'VARCHAR', ac: 'VARCHAR', r: 'VARCHAR', v: 'BIGINT'`,

@@ -159,19 +159,22 @@ export function objectSize(longestLine: number): number {
   return bufferBytes;
 }
 
+/** `read_json` of a staged NDJSON file with `columns` (the path bound as a literal, quotes doubled). */
+export function stagedJson(path: string, longestLine: number, columns: string): string {
+  const file = path.replaceAll("'", "''");
+  return `read_json('${file}', format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {${columns}})`;
+}
+
 /**
- * `INSERT ... SELECT` from a staged NDJSON file (the path is bound as a literal, quotes doubled).
- * `longestLine` (bytes) sizes read_json's buffer, here and in the upserts below.
+ * `INSERT ... SELECT` from a staged NDJSON file. `longestLine` (bytes) sizes read_json's buffer.
  */
 export function insertFromStageSql(path: string, longestLine = 0): string {
-  const bufferBytes = objectSize(longestLine);
   const cols = Object.entries(STAGE_COLUMNS)
     .map(([k, v]) => `${k}: '${v.replaceAll("'", "''")}'`)
     .join(', ');
   const order = Object.keys(STAGE_COLUMNS).join(', ');
-  const file = path.replaceAll("'", "''");
   const key = `CASE WHEN sig <> '' THEN ${hotspotKeySql('svc', 'tool', 'sig')} END`;
-  return `INSERT INTO otel_traces SELECT ${order}, ${key} FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = ${bufferBytes}, columns = {${cols}})`;
+  return `INSERT INTO otel_traces SELECT ${order}, ${key} FROM ${stagedJson(path, longestLine, cols)}`;
 }
 
 /** The largest BIGINT, as SQL: sums of durations stop there. */
@@ -195,8 +198,6 @@ export const SESSION_ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_sessions_h
 
 /** Adds staged halted scopes (NDJSON of `{s: service, scope}`) to loopguard_halted_scopes. */
 export function haltedInsertSql(path: string, longestLine = 0): string {
-  const file = path.replaceAll("'", "''");
   return `INSERT OR IGNORE INTO loopguard_halted_scopes
-  SELECT s, scope FROM read_json('${file}', format = 'newline_delimited',
-    maximum_object_size = ${objectSize(longestLine)}, columns = {s: 'VARCHAR', scope: 'VARCHAR'})`;
+  SELECT s, scope FROM ${stagedJson(path, longestLine, "s: 'VARCHAR', scope: 'VARCHAR'")}`;
 }
