@@ -25,7 +25,7 @@ export interface Run {
 const runs = new AsyncLocalStorage<Run>();
 
 /** A scope of its own for one `generateText`/`streamText` call or one agent run. */
-export function newRunScope(): string {
+function newRunScope(): string {
   return `ai-sdk:${randomUUID()}`;
 }
 
@@ -37,11 +37,6 @@ export function newRun(scope: string = newRunScope()): Run {
 /** The run being executed, if any. */
 export function currentRun(): Run | undefined {
   return runs.getStore();
-}
-
-/** The run scope of the current `generate`/`stream` call of a patched agent, if any. */
-export function currentRunScope(): string | undefined {
-  return runs.getStore()?.scope;
 }
 
 /** Runs `fn` as part of `run` (see `currentRun`). */

@@ -9,7 +9,7 @@ import type { AiSdkGuardOptions, ResultAdapter } from '../types.js';
 import { cancellableBy } from './abort.js';
 import { unlessRefused } from './ai-sdk-approval.js';
 import { CallNotices } from './ai-sdk-notices.js';
-import { currentRun, currentRunScope, inRun, noteHalt, type Run } from './ai-sdk-runs.js';
+import { currentRun, inRun, noteHalt, type Run } from './ai-sdk-runs.js';
 import { isAsyncIterable, relay, type Stream, settle } from './ai-sdk-stream.js';
 import { isPlainObject } from './plain-object.js';
 import { warnOnce } from './warn-once.js';
@@ -94,7 +94,7 @@ function scopeOf(
   } catch (error) {
     warnOnce('loopguard: AI SDK scope callback failed; using the context scope', error);
   }
-  const run = currentRunScope();
+  const run = currentRun()?.scope;
   if (!run) return undefined;
   try {
     return resolveScope(undefined, context.active()).source === 'process' ? run : undefined;
