@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { resultJson } from './signature.js';
+import { resultJson } from './canonical-json.js';
 
 const VERBATIM_UP_TO = 64;
 const NATIVE_HASH_FROM = 2048;
