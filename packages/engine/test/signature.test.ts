@@ -150,6 +150,23 @@ describe('argsHash', () => {
     expect(text.startsWith('{"a":18,"b":17,')).toBe(true);
   });
 
+  it('quotes keys right however many keys it has seen (the quoted keys are cached, bounded)', () => {
+    // keys that need escaping, long ones (not cached) and far more keys than the cache holds,
+    // each seen twice so the second sighting reads the cache (or what is left of it)
+    const keys = Array.from({ length: 3000 }, (_, i) =>
+      i % 3 === 0 ? `k"\\\n${i}` : i % 3 === 1 ? `${'x'.repeat(80)}${i}` : `key-${i}`,
+    );
+    for (const round of [0, 1]) {
+      for (let i = 0; i < keys.length; i += 2) {
+        const value = { [keys[i]!]: round, [keys[i + 1]!]: [i] };
+        const sorted = Object.fromEntries(
+          Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)),
+        );
+        expect(canonicalJson(value)).toBe(JSON.stringify(sorted));
+      }
+    }
+  });
+
   it('signature is tool:first 16 hex digits', () => {
     expect(signatureOf('grep', { q: 1 })).toMatch(/^grep:[0-9a-f]{16}$/);
     expect(signatureOf('grep', { q: 1 })).toBe(`grep:${argsHash({ q: 1 }).slice(0, 16)}`);
