@@ -1,10 +1,23 @@
 // bench/engine: cost of beforeCall + afterCall per tool call, against a naive baseline measured in
 // the same run (json-stable-stringify + SHA-256 signature in both hooks), and bytes per live scope.
 // Run: node --expose-gc bench/engine/run.mjs   (after pnpm run build)
+// --compare <engine dist directory>: also times another build of the engine (its index.js), taking
+// turns with this one round by round, for an A/B in one run.
 import { createHash } from 'node:crypto';
-import { argsHash, createEngine } from '@loopguard/engine';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as thisEngine from '@loopguard/engine';
 import stableStringify from 'json-stable-stringify';
 import { measure, ns, table } from '../lib.mjs';
+
+const { argsHash } = thisEngine;
+const compareAt = process.argv.indexOf('--compare');
+const compareDir = compareAt > 0 ? process.argv[compareAt + 1] : undefined;
+if (compareAt > 0 && compareDir === undefined) throw new Error('--compare needs a dist directory');
+const otherEngine =
+  compareDir === undefined
+    ? undefined
+    : await import(pathToFileURL(resolve(compareDir, 'index.js')).href);
 
 const small = { pattern: 'loadConfig', path: 'src', case_sensitive: false };
 const large = {
@@ -28,7 +41,7 @@ const distinct = Array.from({ length: 65_536 }, (_, i) => ({
   pattern: `loadConfig${i}`,
 }));
 
-function engineLoop(args, agents = 1) {
+function engineLoop(args, agents = 1, { createEngine } = thisEngine) {
   const copies = copiesOf(args);
   const scopes = Array.from({ length: agents }, (_, i) => `agent-${i}`);
   // The default environment (process.env), as in an app: nudge thresholds are read from it at call time.
@@ -81,7 +94,7 @@ function hashLoop(args) {
 function bytesPerScope(scopes) {
   if (typeof globalThis.gc !== 'function') return undefined;
   globalThis.gc();
-  const engine = createEngine({
+  const engine = thisEngine.createEngine({
     configFile: false,
     env: {},
     scopes: { max: scopes * 2 },
@@ -111,17 +124,26 @@ for (const [name, args, agents] of [
   ['large (50-element array)', large, 1],
 ]) {
   const iterations = name.startsWith('large') ? 20_000 : 200_000;
-  const [engineNs, naiveNs, hashNs] = measure(
-    [engineLoop(args, agents), naiveLoop(args), hashLoop(args)],
-    { iterations },
-  );
-  rows.push([name, ns(engineNs), ns(naiveNs), `${(naiveNs / engineNs).toFixed(2)}×`, ns(hashNs)]);
+  const loops = [engineLoop(args, agents), naiveLoop(args), hashLoop(args)];
+  if (otherEngine) loops.push(engineLoop(args, agents, otherEngine));
+  const [engineNs, naiveNs, hashNs, otherNs] = measure(loops, { iterations });
+  const row = [name, ns(engineNs), ns(naiveNs), `${(naiveNs / engineNs).toFixed(2)}×`, ns(hashNs)];
+  if (otherNs !== undefined)
+    row.push(ns(otherNs), `${((engineNs / otherNs - 1) * 100).toFixed(0)}%`);
+  rows.push(row);
 }
 
 console.log('### bench/engine: one tool call (beforeCall + afterCall)\n');
 console.log(
   table(
-    ['arguments', 'loopguard engine', 'baseline: naive signature ×2', 'speed-up', 'argsHash alone'],
+    [
+      'arguments',
+      'loopguard engine',
+      'baseline: naive signature ×2',
+      'speed-up',
+      'argsHash alone',
+      ...(otherEngine ? ['--compare build', 'this build vs it'] : []),
+    ],
     rows,
   ),
 );
