@@ -1,7 +1,12 @@
 // Cost of a guarded tool call (span + engine decision + metrics) against a bare OTel span
 // around the same call, measured in the same run: node bench/otel/run.mjs
+// --compare <dist>: also time the two loopguard rows on another build of @loopguard/otel (its
+// dist/ copied where it resolves this package's dependencies, e.g. packages/otel/dist-before/),
+// in the same rounds, interleaved with this build's rows; that build gets its own meter provider.
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createEngine } from '@loopguard/engine';
 import { createGuard } from '@loopguard/otel';
 import { context, SpanKind } from '@opentelemetry/api';
@@ -24,6 +29,8 @@ const { AsyncLocalStorageContextManager } = fromOtel('@opentelemetry/context-asy
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const compareIndex = process.argv.indexOf('--compare');
+const COMPARE = compareIndex > 0 ? process.argv[compareIndex + 1] : undefined;
 
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 const exporter = new InMemorySpanExporter();
@@ -32,13 +39,17 @@ const tracerProvider = new BasicTracerProvider({
     new BatchSpanProcessor(exporter, { maxQueueSize: 4096, scheduledDelayMillis: 50 }),
   ],
 });
-const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-const meterProvider = new MeterProvider({
-  readers: [
-    new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 60_000 }),
-  ],
-});
 const tracer = tracerProvider.getTracer('bench');
+const newMeterProvider = () =>
+  new MeterProvider({
+    readers: [
+      new PeriodicExportingMetricReader({
+        exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+        exportIntervalMillis: 60_000,
+      }),
+    ],
+  });
+const meterProvider = newMeterProvider();
 
 // The tool: async, cheap, different result each time (no no-progress findings).
 let served = 0;
@@ -63,6 +74,14 @@ const engineOptions = { configFile: false, onDiagnostic: () => {} };
 const guard = createGuard({ tracerProvider, meterProvider, engine: engineOptions });
 const guardNoMetrics = createGuard({ tracerProvider, engine: engineOptions });
 const engine = createEngine(engineOptions);
+const other = COMPARE ? await import(pathToFileURL(resolve(COMPARE, 'index.js')).href) : undefined;
+const otherMeterProvider = other ? newMeterProvider() : undefined;
+const otherGuard = other?.createGuard({
+  tracerProvider,
+  meterProvider: otherMeterProvider,
+  engine: engineOptions,
+});
+const otherGuardNoMetrics = other?.createGuard({ tracerProvider, engine: engineOptions });
 
 // Each workload must do what its name says, or the table measures something else.
 for (const [workload, args] of Object.entries(WORKLOADS)) {
@@ -131,6 +150,12 @@ const variants = {
   'loopguard traceToolCall + metrics (full)': (args) =>
     guard.traceToolCall({ tool: TOOL, args, scope: 'bench' }, () => tool(args)),
 };
+if (other) {
+  variants['--compare build: traceToolCall, no meter provider'] = (args) =>
+    otherGuardNoMetrics.traceToolCall({ tool: TOOL, args, scope: 'bench' }, () => tool(args));
+  variants['--compare build: traceToolCall + metrics (full)'] = (args) =>
+    otherGuard.traceToolCall({ tool: TOOL, args, scope: 'bench' }, () => tool(args));
+}
 
 // CPU time (user + system) of this process per call: wall time is meaningless on a shared,
 // overloaded machine, CPU time much less so. Both are printed.
@@ -149,7 +174,8 @@ async function round(fn, args) {
   };
   await tracerProvider.forceFlush();
   exporter.reset();
-  for (const g of [guard, guardNoMetrics]) g.engine.resetScope('bench');
+  for (const g of [guard, guardNoMetrics, otherGuard, otherGuardNoMetrics])
+    g?.engine.resetScope('bench');
   engine.resetScope('bench');
   return ns;
 }
@@ -193,4 +219,5 @@ console.log(
   '\nTarget: loopguard adds at most 25% to the bare span. "engine only" is @loopguard/engine without any span, for the split.',
 );
 await meterProvider.shutdown();
+await otherMeterProvider?.shutdown();
 await tracerProvider.shutdown();
