@@ -150,10 +150,24 @@ const variants = {
   'loopguard traceToolCall + metrics (full)': (args) =>
     guard.traceToolCall({ tool: TOOL, args, scope: 'bench' }, () => tool(args)),
 };
-if (other) {
-  variants['--compare build: traceToolCall, no meter provider'] = (args) =>
-    otherGuardNoMetrics.traceToolCall({ tool: TOOL, args, scope: 'bench' }, () => tool(args));
-  variants['--compare build: traceToolCall + metrics (full)'] = (args) =>
+// With --compare, each of this build's loopguard rows is followed by the other build's, so a pair
+// runs back to back and its per-round ratio cancels most of the machine's drift.
+const PAIRS = other
+  ? [
+      [
+        'loopguard traceToolCall, no meter provider',
+        '--compare build: traceToolCall, no meter provider',
+        otherGuardNoMetrics,
+      ],
+      [
+        'loopguard traceToolCall + metrics (full)',
+        '--compare build: traceToolCall + metrics (full)',
+        otherGuard,
+      ],
+    ]
+  : [];
+for (const [, name, otherGuard] of PAIRS) {
+  variants[name] = (args) =>
     otherGuard.traceToolCall({ tool: TOOL, args, scope: 'bench' }, () => tool(args));
 }
 
@@ -180,7 +194,8 @@ async function round(fn, args) {
   return ns;
 }
 
-const names = Object.keys(variants);
+const names = Object.keys(variants).filter((name) => !PAIRS.some(([, other]) => other === name));
+for (const [name, other] of PAIRS) names.splice(names.indexOf(name) + 1, 0, other);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const pct = (value, base) => `${(((value - base) / base) * 100).toFixed(0)}%`;
 console.log(
@@ -190,8 +205,10 @@ for (const [workload, args] of Object.entries(WORKLOADS)) {
   const samples = new Map(names.map((name) => [name, []]));
   for (const name of names) await round(variants[name], args); // warm-up
   for (let r = 0; r < ROUNDS; r++) {
-    // interleave variants so drift (GC, other processes) hits them alike
-    for (const name of names) samples.get(name).push(await round(variants[name], args));
+    // interleave variants so drift (GC, other processes) hits them alike, in the reverse order
+    // every other round so no variant always follows the same one (the garbage it left behind)
+    const order = r % 2 === 0 ? names : [...names].reverse();
+    for (const name of order) samples.get(name).push(await round(variants[name], args));
   }
   const stat = (name, key) => median(samples.get(name).map((sample) => sample[key]));
   const baseline = { cpu: stat(names[0], 'cpu'), wall: stat(names[0], 'wall') };
@@ -213,6 +230,22 @@ for (const [workload, args] of Object.entries(WORKLOADS)) {
       ['variant', 'CPU ns/call', 'CPU vs bare span', 'wall ns/call', 'wall vs bare span'],
       rows,
     ),
+  );
+  if (PAIRS.length === 0) continue;
+  // Per round, this build's CPU time over the other build's in the pair that ran back to back.
+  const paired = PAIRS.map(([name, otherName]) => {
+    const ratios = samples.get(name).map((sample, r) => sample.cpu / samples.get(otherName)[r].cpu);
+    const sorted = [...ratios].sort((a, b) => a - b);
+    const q = (f) => pct(sorted[Math.floor(f * (sorted.length - 1))], 1);
+    return [
+      name,
+      pct(median(ratios), 1),
+      `${q(0.25)} to ${q(0.75)}`,
+      `${ratios.filter((ratio) => ratio < 1).length} of ${ratios.length}`,
+    ];
+  });
+  console.log(
+    `\n${table(['this build vs --compare build (CPU, per round)', 'median', 'quartiles', 'rounds this build was faster'], paired)}`,
   );
 }
 console.log(
