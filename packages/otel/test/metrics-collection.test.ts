@@ -1,4 +1,11 @@
 import {
+  type Axis,
+  createEngine,
+  type Engine,
+  type EngineOptions,
+  type Finding,
+} from '@loopguard/engine';
+import {
   AggregationTemporality,
   type DataPoint,
   type Histogram,
@@ -36,7 +43,7 @@ interface Setup {
   spans(): ReadableSpan[];
 }
 
-function setup(temporality: AggregationTemporality, engine: object = quiet): Setup {
+function setup(temporality: AggregationTemporality, engine: EngineOptions | Engine = {}): Setup {
   useAsyncContext();
   const spanExporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({
@@ -52,7 +59,7 @@ function setup(temporality: AggregationTemporality, engine: object = quiet): Set
   const guard = createGuard({
     tracerProvider,
     meterProvider,
-    engine: { ...quiet, ...engine },
+    engine: 'afterCall' in engine ? engine : { ...quiet, ...engine },
     onHalt: 'return',
   });
   return { guard, meterProvider, reader, exporter, spans: () => spanExporter.getFinishedSpans() };
@@ -237,6 +244,30 @@ describe('metrics across collections', () => {
     expect(Object.keys(fromB.decisions).length).toBeGreaterThan(0);
     expect(exported(lastExport(a.exporter))).toEqual(fromA);
     expect(exported(lastExport(b.exporter))).toEqual(fromB);
+  });
+
+  it('counts findings on an axis this build does not know (a newer engine)', async () => {
+    const engine = createEngine(quiet);
+    const newer: Engine = {
+      ...engine,
+      afterCall: (call) => {
+        const decision = engine.afterCall(call);
+        // names an object literal answers for (Object.prototype's) must not share a series
+        const axis = (f: Finding) => (f.axis === 'streak' ? 'constructor' : 'toString');
+        const findings = decision.findings.map((f) => ({ ...f, axis: axis(f) as Axis }));
+        return { ...decision, findings };
+      },
+    };
+    const { guard, reader, exporter, spans } = setup(AggregationTemporality.CUMULATIVE, newer);
+    for (let i = 0; i < 4; i++)
+      await guard.traceToolCall({ tool: 'grep', args: {}, scope: 's' }, () => 'same');
+    await reader.forceFlush();
+    const expected = fromSpans(spans());
+    expect(Object.keys(expected.decisions).sort()).toEqual([
+      'grep|constructor|nudge',
+      'grep|toString|warn',
+    ]);
+    expect(exported(lastExport(exporter))).toEqual(expected);
   });
 });
 
