@@ -1,7 +1,12 @@
 // Cost of a guarded tool call (span + engine decision + metrics) against a bare OTel span
 // around the same call, measured in the same run: node bench/otel/run.mjs
+// --compare <dist>: also time the two loopguard rows on another build of @loopguard/otel (its
+// dist/ copied where it resolves this package's dependencies, e.g. packages/otel/dist-before/),
+// in the same rounds, interleaved with this build's rows; that build gets its own meter provider.
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createEngine } from '@loopguard/engine';
 import { createGuard } from '@loopguard/otel';
 import { context, SpanKind } from '@opentelemetry/api';
@@ -24,6 +29,8 @@ const { AsyncLocalStorageContextManager } = fromOtel('@opentelemetry/context-asy
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const compareIndex = process.argv.indexOf('--compare');
+const COMPARE = compareIndex > 0 ? process.argv[compareIndex + 1] : undefined;
 
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 const exporter = new InMemorySpanExporter();
@@ -32,13 +39,17 @@ const tracerProvider = new BasicTracerProvider({
     new BatchSpanProcessor(exporter, { maxQueueSize: 4096, scheduledDelayMillis: 50 }),
   ],
 });
-const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-const meterProvider = new MeterProvider({
-  readers: [
-    new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 60_000 }),
-  ],
-});
 const tracer = tracerProvider.getTracer('bench');
+const newMeterProvider = () =>
+  new MeterProvider({
+    readers: [
+      new PeriodicExportingMetricReader({
+        exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+        exportIntervalMillis: 60_000,
+      }),
+    ],
+  });
+const meterProvider = newMeterProvider();
 
 // The tool: async, cheap, different result each time (no no-progress findings).
 let served = 0;
@@ -63,6 +74,14 @@ const engineOptions = { configFile: false, onDiagnostic: () => {} };
 const guard = createGuard({ tracerProvider, meterProvider, engine: engineOptions });
 const guardNoMetrics = createGuard({ tracerProvider, engine: engineOptions });
 const engine = createEngine(engineOptions);
+const other = COMPARE ? await import(pathToFileURL(resolve(COMPARE, 'index.js')).href) : undefined;
+const otherMeterProvider = other ? newMeterProvider() : undefined;
+const otherGuard = other?.createGuard({
+  tracerProvider,
+  meterProvider: otherMeterProvider,
+  engine: engineOptions,
+});
+const otherGuardNoMetrics = other?.createGuard({ tracerProvider, engine: engineOptions });
 
 // Each workload must do what its name says, or the table measures something else.
 for (const [workload, args] of Object.entries(WORKLOADS)) {
@@ -131,6 +150,26 @@ const variants = {
   'loopguard traceToolCall + metrics (full)': (args) =>
     guard.traceToolCall({ tool: TOOL, args, scope: 'bench' }, () => tool(args)),
 };
+// With --compare, each of this build's loopguard rows is followed by the other build's, so a pair
+// runs back to back and its per-round ratio cancels most of the machine's drift.
+const PAIRS = other
+  ? [
+      [
+        'loopguard traceToolCall, no meter provider',
+        '--compare build: traceToolCall, no meter provider',
+        otherGuardNoMetrics,
+      ],
+      [
+        'loopguard traceToolCall + metrics (full)',
+        '--compare build: traceToolCall + metrics (full)',
+        otherGuard,
+      ],
+    ]
+  : [];
+for (const [, name, otherGuard] of PAIRS) {
+  variants[name] = (args) =>
+    otherGuard.traceToolCall({ tool: TOOL, args, scope: 'bench' }, () => tool(args));
+}
 
 // CPU time (user + system) of this process per call: wall time is meaningless on a shared,
 // overloaded machine, CPU time much less so. Both are printed.
@@ -149,12 +188,14 @@ async function round(fn, args) {
   };
   await tracerProvider.forceFlush();
   exporter.reset();
-  for (const g of [guard, guardNoMetrics]) g.engine.resetScope('bench');
+  for (const g of [guard, guardNoMetrics, otherGuard, otherGuardNoMetrics])
+    g?.engine.resetScope('bench');
   engine.resetScope('bench');
   return ns;
 }
 
-const names = Object.keys(variants);
+const names = Object.keys(variants).filter((name) => !PAIRS.some(([, other]) => other === name));
+for (const [name, other] of PAIRS) names.splice(names.indexOf(name) + 1, 0, other);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const pct = (value, base) => `${(((value - base) / base) * 100).toFixed(0)}%`;
 console.log(
@@ -164,8 +205,10 @@ for (const [workload, args] of Object.entries(WORKLOADS)) {
   const samples = new Map(names.map((name) => [name, []]));
   for (const name of names) await round(variants[name], args); // warm-up
   for (let r = 0; r < ROUNDS; r++) {
-    // interleave variants so drift (GC, other processes) hits them alike
-    for (const name of names) samples.get(name).push(await round(variants[name], args));
+    // interleave variants so drift (GC, other processes) hits them alike, in the reverse order
+    // every other round so no variant always follows the same one (the garbage it left behind)
+    const order = r % 2 === 0 ? names : [...names].reverse();
+    for (const name of order) samples.get(name).push(await round(variants[name], args));
   }
   const stat = (name, key) => median(samples.get(name).map((sample) => sample[key]));
   const baseline = { cpu: stat(names[0], 'cpu'), wall: stat(names[0], 'wall') };
@@ -188,9 +231,26 @@ for (const [workload, args] of Object.entries(WORKLOADS)) {
       rows,
     ),
   );
+  if (PAIRS.length === 0) continue;
+  // Per round, this build's CPU time over the other build's in the pair that ran back to back.
+  const paired = PAIRS.map(([name, otherName]) => {
+    const ratios = samples.get(name).map((sample, r) => sample.cpu / samples.get(otherName)[r].cpu);
+    const sorted = [...ratios].sort((a, b) => a - b);
+    const q = (f) => pct(sorted[Math.floor(f * (sorted.length - 1))], 1);
+    return [
+      name,
+      pct(median(ratios), 1),
+      `${q(0.25)} to ${q(0.75)}`,
+      `${ratios.filter((ratio) => ratio < 1).length} of ${ratios.length}`,
+    ];
+  });
+  console.log(
+    `\n${table(['this build vs --compare build (CPU, per round)', 'median', 'quartiles', 'rounds this build was faster'], paired)}`,
+  );
 }
 console.log(
   '\nTarget: loopguard adds at most 25% to the bare span. "engine only" is @loopguard/engine without any span, for the split.',
 );
 await meterProvider.shutdown();
+await otherMeterProvider?.shutdown();
 await tracerProvider.shutdown();

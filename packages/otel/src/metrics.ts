@@ -25,6 +25,15 @@ const MAX_CACHED_ERROR_TYPES = 64;
 const MAX_SERIES = 1999;
 const OVERFLOW: Attributes = Object.freeze({ 'otel.metric.overflow': true });
 const ACTION_INDEX: Record<Action, number> = { allow: 0, nudge: 1, warn: 2, block: 3, halt: 4 };
+const AXIS_INDEX: Record<Axis, number> = {
+  streak: 0,
+  repetition: 1,
+  exact_failure: 2,
+  same_tool_failure: 3,
+  no_progress: 4,
+  cycle: 5,
+  poll: 6,
+};
 const OUTCOME_INDEX: Record<Outcome, number> = { ok: 0, error: 1, blocked: 2 };
 
 /** `ok`, `error` or `blocked` (never executed). */
@@ -66,7 +75,8 @@ interface ToolSeries {
   tool: Attributes;
   /** Indexed by action × outcome. */
   calls: (Tally | undefined)[];
-  decisions: Map<string, Tally>;
+  /** Indexed by axis × action (an axis or action this build does not know: looked up by name). */
+  decisions: (Tally | undefined)[];
   errors: Map<string, Attributes>;
 }
 
@@ -179,15 +189,18 @@ export class GuardMetrics {
     }
     calls.value += 1;
     for (const finding of call.findings) {
-      const key = `${finding.axis}|${finding.action}`;
-      let decisions = series.decisions.get(key);
+      // no string key per finding: building and hashing one cost more than the rest of the lookup
+      const axis: unknown = AXIS_INDEX[finding.axis];
+      const action: unknown = ACTION_INDEX[finding.action];
+      const slot = typeof axis === 'number' && typeof action === 'number' ? axis * 5 + action : -1;
+      let decisions = slot < 0 ? undefined : series.decisions[slot];
       if (!decisions) {
-        decisions = instruments.decisions.get(`${tool}|${key}`, () => ({
+        decisions = instruments.decisions.get(`${tool}|${finding.axis}|${finding.action}`, () => ({
           [ATTR_GEN_AI_TOOL_NAME]: tool,
           [ATTR_LOOPGUARD_AXIS]: finding.axis,
           [ATTR_LOOPGUARD_ACTION]: finding.action,
         }));
-        series.decisions.set(key, decisions);
+        if (slot >= 0) series.decisions[slot] = decisions;
       }
       decisions.value += 1;
     }
@@ -220,7 +233,7 @@ function seriesFor(instruments: Instruments, tool: string): ToolSeries {
     series = {
       tool: Object.freeze({ [ATTR_GEN_AI_TOOL_NAME]: tool }),
       calls: [],
-      decisions: new Map(),
+      decisions: [],
       errors: new Map(),
     };
     instruments.byTool.set(tool, series);

@@ -103,57 +103,84 @@ export async function traceToolCall<T>(
   adapter: ResultAdapter<T> = defaultResultAdapter as ResultAdapter<T>,
 ): Promise<T> {
   if (!state.active) return run();
+  // Only what spans the await lives here (an async function keeps its whole frame until it
+  // returns); the steps before and after it are plain functions.
   let call: Call | undefined;
-  let done: Finished<T>;
   try {
     call = begin(state, info);
-    if (call.before.action !== 'allow') {
-      const blocked = call.before;
-      done = finish(state, call, blocked, 'blocked', ERROR_TYPE_BLOCKED, undefined as T, adapter);
-      if (done.halt) throw done.halt;
-      return done.value;
-    }
+    if (call.before.action !== 'allow') return finishBlocked(state, call, adapter);
   } catch (error) {
     if (error instanceof LoopHaltError) throw error;
     state.report(error);
     endQuietly(call);
     return run();
   }
-
   let value: T;
-  // Set just before afterCall: a failure before it must withdraw the admitted call from the engine.
-  let answered = false;
   try {
     value = await context.with(call.ctx, run);
   } catch (error) {
-    if (isControlFlow(state, adapter, error)) {
-      withdraw(state, call, adapter, error);
-      throw error;
-    }
-    try {
-      const { scope } = call;
-      recordQuietly(call.span, error);
-      const type = errorTypeOf(error);
-      answered = true;
-      const after = state.engine.afterCall({ scope, tool: info.tool, args: info.args, ok: false });
-      done = finish(state, call, after, 'error', type, undefined as T, adapter, error);
-    } catch (internal) {
-      unguarded(state, call, answered, internal);
-      throw error;
-    }
-    if (done.halt) throw done.halt;
-    if (done.replaced) return done.value;
+    return finishThrown(state, call, adapter, error);
+  }
+  return finishReturned(state, call, adapter, value);
+}
+
+/** A call the engine stopped before it ran: its synthetic result, or the halt error thrown. */
+function finishBlocked<T>(state: TraceState, call: Call, adapter: ResultAdapter<T>): T {
+  const done = finish(
+    state,
+    call,
+    call.before,
+    'blocked',
+    ERROR_TYPE_BLOCKED,
+    undefined as T,
+    adapter,
+  );
+  if (done.halt) throw done.halt;
+  return done.value;
+}
+
+/** The tool threw: rethrows its error (or the halt error), unless a halt replaced the result. */
+function finishThrown<T>(
+  state: TraceState,
+  call: Call,
+  adapter: ResultAdapter<T>,
+  error: unknown,
+): T {
+  if (isControlFlow(state, adapter, error)) {
+    withdraw(state, call, adapter, error);
     throw error;
   }
+  // Set just before afterCall: a failure before it must withdraw the admitted call from the engine.
+  let answered = false;
+  let done: Finished<T>;
+  try {
+    const { scope, info } = call;
+    recordQuietly(call.span, error);
+    const type = errorTypeOf(error);
+    answered = true;
+    const after = state.engine.afterCall({ scope, tool: info.tool, args: info.args, ok: false });
+    done = finish(state, call, after, 'error', type, undefined as T, adapter, error);
+  } catch (internal) {
+    unguarded(state, call, answered, internal);
+    throw error;
+  }
+  if (done.halt) throw done.halt;
+  if (done.replaced) return done.value;
+  throw error;
+}
 
+/** The tool returned `value`: the value to hand back (with a notice, or replaced by a halt). */
+function finishReturned<T>(state: TraceState, call: Call, adapter: ResultAdapter<T>, value: T): T {
+  let answered = false;
+  let done: Finished<T>;
   try {
     const failed = adapter.isError?.(value) === true;
     const result = adapter.forHash ? adapter.forHash(value) : value;
     answered = true;
     const after = state.engine.afterCall({
       scope: call.scope,
-      tool: info.tool,
-      args: info.args,
+      tool: call.info.tool,
+      args: call.info.args,
       ok: !failed,
       result,
     });
