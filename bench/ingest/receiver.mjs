@@ -2,7 +2,8 @@
 // built as bench/ingest's load generator builds it, deriving the typed fields and the batch's
 // rollup and counter rows, staging the NDJSON lines, and the duplicate check's memory.
 // node bench/ingest/receiver.mjs [--size 512] [--bodies 16] [--rounds 9] [--compare <dist>]
-// --compare <another build's dashboard/dist>: each part of both builds, taking turns.
+// --compare <another build's dashboard/dist>: each part of both builds, taking turns; --only <text>:
+// the parts whose name holds it.
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +18,7 @@ const SIZE = Number(arg('--size', 512));
 const BODIES = Number(arg('--bodies', 16));
 const ROUNDS = Number(arg('--rounds', 9));
 const COMPARE = arg('--compare', undefined);
+const ONLY = arg('--only', '');
 const thisDist = dirname(dirname(createRequire(import.meta.url).resolve('@loopguard/dashboard')));
 
 async function build(dist) {
@@ -24,14 +26,22 @@ async function build(dist) {
   const { decodeProtobufRequest } = await load('server/otlp/protobuf.js');
   const { decodeJsonRequest } = await load('server/otlp/json.js');
   const { computeDeltas } = await load('store/counter-deltas.js');
-  const { stageLine } = await load('store/stage.js');
+  const { stageLine, stageSpans } = await load('store/stage.js');
+  // the staging file as bytes (JsonBytes) or, in builds before it, as joined JSON.stringify lines
+  const bytes = stageSpans ? new (await load('store/json-bytes.js')).JsonBytes() : undefined;
+  const stage = stageSpans
+    ? (spans, fields) => {
+        stageSpans(bytes, spans, fields);
+        return bytes.pos;
+      }
+    : (spans, fields) => spans.map((s, i) => stageLine(s, fields[i])).join('\n').length;
   const { uniqueSpans } = await load('store/duckdb-dedup.js');
   const { RecentSpanKeys } = await load('store/recent-keys.js');
   return {
     decodeProtobufRequest,
     decodeJsonRequest,
     computeDeltas,
-    stageLine,
+    stage,
     uniqueSpans,
     RecentSpanKeys,
   };
@@ -51,10 +61,7 @@ function parts(b) {
   const derived = decoded.map((spans) => b.computeDeltas(spans).fields);
   let recent = new b.RecentSpanKeys(524_288, 0);
   let added = 0;
-  const stage = (spans, fields) => {
-    const lines = spans.map((s, i) => b.stageLine(s, fields[i]));
-    return lines.join('\n').length;
-  };
+  const stage = b.stage;
   const dedup = (spans) => {
     const unique = b.uniqueSpans(spans);
     for (const s of unique) {
@@ -81,7 +88,7 @@ function parts(b) {
     'fields, counters and rollups (computeDeltas)': (n) => {
       for (let i = 0; i < n; i++) sink += b.computeDeltas(decoded[i % BODIES]).fields.length;
     },
-    'NDJSON lines (stageLine, joined)': (n) => {
+    'NDJSON staging file (not written)': (n) => {
       for (let i = 0; i < n; i++) sink += stage(decoded[i % BODIES], derived[i % BODIES]);
     },
     'duplicate check memory (uniqueSpans, surelyNew, add)': (n) => {
@@ -99,7 +106,7 @@ function parts(b) {
 }
 
 const perBuild = builds.map(parts);
-const names = Object.keys(perBuild[0]);
+const names = Object.keys(perBuild[0]).filter((name) => name.includes(ONLY));
 const us = (ns) => (ns / SIZE / 1000).toFixed(2);
 const rows = [];
 for (const name of names) {

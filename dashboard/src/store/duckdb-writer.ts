@@ -13,8 +13,9 @@ import {
 import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.js';
 import { foldTotalsSql } from './duckdb-hotspot-totals.js';
 import { haltedInsertSql, insertFromStageSql } from './duckdb-schema.js';
+import { JsonBytes } from './json-bytes.js';
 import type { RecentSpanKeys } from './recent-keys.js';
-import { nsToMs, stageLine } from './stage.js';
+import { nsToMs, stageSpans } from './stage.js';
 import type { SpanRecord } from './types.js';
 
 /** Serialises the statements of one connection. */
@@ -88,6 +89,8 @@ export class GroupWriter {
   private readonly queue: Pending[] = [];
   private draining: Promise<void> | undefined;
   private seq = 0;
+  /** The staging files' bytes, built one file at a time (staging is synchronous). */
+  private readonly bytes = new JsonBytes();
 
   constructor(private readonly options: WriterOptions) {}
 
@@ -190,35 +193,35 @@ export class GroupWriter {
     const base = join(this.options.stageDir, `batch-${this.seq++}`);
     const statements: string[] = [];
     // values go through files, never into SQL text (a NUL would cut the statement short)
-    const stageLines = (
+    const out = this.bytes;
+    const stageFile = (
       suffix: string,
-      lines: string[],
+      longestLine: number,
       sql: (file: string, longestLine: number) => string,
     ) => {
-      if (lines.length === 0) return;
-      let longest = 0;
-      for (const line of lines) if (line.length > longest) longest = line.length;
       const file = `${base}.${suffix}`;
       files.push(file);
-      writeFileSync(file, lines.join('\n'));
-      // read_json's buffer in bytes: up to 3 UTF-8 bytes per UTF-16 unit
-      statements.push(sql(file, longest * 3));
+      writeFileSync(file, out.bytes());
+      // read_json's buffer: three times the longest line, as when lines were sized in UTF-16
+      // units (with a buffer just above the longest line, read_json failed on a 17 MiB line)
+      statements.push(sql(file, longestLine * 3));
     };
     const stageRows = (
       suffix: string,
       rows: Iterable<object>,
       sql: (file: string, longestLine: number) => string,
-    ) =>
-      stageLines(
-        suffix,
-        Array.from(rows, (r) => JSON.stringify(r)),
-        sql,
-      );
-    stageLines(
-      'ndjson',
-      spans.map((span, i) => stageLine(span, fields[i]!)),
-      insertFromStageSql,
-    );
+    ) => {
+      out.reset();
+      let longest = 0;
+      for (const row of rows) {
+        if (out.pos > 0) out.byte(0x0a);
+        const start = out.pos;
+        out.row(row);
+        if (out.pos - start > longest) longest = out.pos - start;
+      }
+      if (out.pos > 0) stageFile(suffix, longest, sql);
+    };
+    if (spans.length > 0) stageFile('ndjson', stageSpans(out, spans, fields), insertFromStageSql);
     // rollups and counters as delta rows (plain appends, compacted later), or folded into the main
     // tables at once for a large group, whose upserts cost little per span (compaction would redo them)
     const direct = spans.length >= this.options.foldFrom;
