@@ -45,10 +45,8 @@ function counterRows(d: CounterDeltas, rejected: ReadonlyMap<string, number>): C
   const row = (m: string, s: string, t: string, ax: string, ac: string, r: string, v: number) =>
     rows.push({ m, s, t, ax, ac, r, v: Math.trunc(v) });
   row('ingested_spans', '', '', '', '', '', d.ingested);
-  for (const c of d.toolCalls.values())
-    row('tool_calls', c.service, c.tool, '', c.action, '', c.value);
-  for (const c of d.decisions.values())
-    row('decisions', c.service, c.tool, c.axis, c.action, '', c.value);
+  for (const c of d.toolCalls) row('tool_calls', c.service, c.tool, '', c.action, '', c.value);
+  for (const c of d.decisions) row('decisions', c.service, c.tool, c.axis, c.action, '', c.value);
   for (const [reason, n] of rejected) if (n > 0) row('rejected_spans', '', '', '', '', reason, n);
   return rows;
 }
@@ -240,20 +238,18 @@ export class GroupWriter {
     const counters = counterRows(deltas, rejected);
     stageRows(
       'rollup',
-      deltas.rollup.values(),
+      deltas.rollup,
       rows(hourly, stagedRollupRows, foldHourlySql, foldTotalsSql),
     );
-    stageRows(
-      'sessions',
-      deltas.sessionRollup.values(),
-      rows(sessions, stagedSessionRows, foldSessionsSql),
-    );
+    stageRows('sessions', deltas.sessionRollup, rows(sessions, stagedSessionRows, foldSessionsSql));
     stageRows(
       'counters',
       counters,
       rows(DELTA_TABLES.loopguard_counters, stagedCounterRows, foldCountersSql),
     );
-    const deltaRows = direct ? 0 : deltas.rollup.size + deltas.sessionRollup.size + counters.length;
+    const deltaRows = direct
+      ? 0
+      : deltas.rollup.length + deltas.sessionRollup.length + counters.length;
     const halted = [...deltas.haltedScopes.values()].map((h) => ({ s: h.service, scope: h.scope }));
     stageRows('halted', halted, haltedInsertSql);
     return { statements, deltaRows };

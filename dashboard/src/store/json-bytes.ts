@@ -3,7 +3,7 @@
 // string per line, joining the lines and encoding the text again cost more than the bytes.
 
 /** Bytes kept between files; a larger buffer (a huge batch) is let go after its file. */
-const KEEP_BYTES = 16 << 20;
+const KEEP_BYTES = 64 << 20;
 
 /** A growable byte buffer of JSON text. */
 export class JsonBytes {

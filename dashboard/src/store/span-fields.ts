@@ -122,24 +122,3 @@ export function deriveFields(span: SpanRecord): SpanFields {
     lifted,
   };
 }
-
-/** The findings of a call: one per loopguard.* event, else the span-level action and axis. */
-export function findingsOf(
-  span: SpanRecord,
-  fields: SpanFields,
-): { axis: string; action: LoopAction }[] {
-  const out: { axis: string; action: LoopAction }[] = [];
-  for (const event of span.events) {
-    if (!event.name.startsWith('loopguard.')) continue;
-    const action = event.name.slice(10);
-    if (actionRank(action) <= 0) continue;
-    out.push({
-      axis: event.attributes['loopguard.axis'] ?? fields.axis,
-      action: action as LoopAction,
-    });
-  }
-  if (out.length === 0 && fields.actionRank > 0 && fields.action !== '') {
-    out.push({ axis: fields.axis, action: fields.action });
-  }
-  return out;
-}
