@@ -183,6 +183,39 @@ describe('staged NDJSON bytes', () => {
     expect(out.bytes().toString('utf8')).toBe(referenceLine(spans[0]!, fields[0]!));
   });
 
+  it('are right when spans share their service, resource and scope, across files and writers', () => {
+    const res = [{ 'service.name': 'a' }, { 'service.name': 'b', 'host.name': 'h' }];
+    const spans = Array.from({ length: 40 }, (_, i) => {
+      const s = makeToolSpan({ service: i % 7 < 3 ? 'a' : 'b', timeMs: 1_764_000_000_999 + i });
+      s.resourceAttributes = res[i % 7 < 3 ? 0 : 1]!;
+      if (i % 5 === 0) s.scopeVersion = '0.2.0';
+      if (i === 20 || i === 21) s.resourceAttributes = { ...res[1]!, 'host.name': `other-${i}` };
+      s.startTimeUnixNano += BigInt(i * 333_333_333);
+      return s;
+    });
+    const { fields } = computeDeltas(spans);
+    const one = new JsonBytes();
+    const two = new JsonBytes();
+    // two writers taking turns, each on other spans: neither may copy what the other wrote
+    for (const [from, to] of [
+      [0, 40],
+      [10, 30],
+      [17, 33],
+      [0, 5],
+      [3, 40],
+    ] as const) {
+      for (const [out, shift] of [
+        [one, 0],
+        [two, 1],
+      ] as const) {
+        const part = spans.slice(from + shift, to);
+        stageSpans(out, part, fields.slice(from + shift, to));
+        const expected = part.map((s, i) => referenceLine(s, fields[from + shift + i]!));
+        expect(out.bytes().toString('utf8')).toBe(expected.join('\n'));
+      }
+    }
+  });
+
   it('lift exactly the attributes their typed fields hold', () => {
     const values = [
       '',

@@ -9,11 +9,14 @@ const KEEP_BYTES = 64 << 20;
 export class JsonBytes {
   buf: Buffer = Buffer.allocUnsafe(1 << 16);
   pos = 0;
+  /** Counts the resets: offsets remembered from an earlier file are no longer valid. */
+  files = 0;
 
   /** Empties the buffer for the next file. */
   reset(): void {
     if (this.buf.length > KEEP_BYTES) this.buf = Buffer.allocUnsafe(1 << 16);
     this.pos = 0;
+    this.files++;
   }
 
   /** The bytes written since the last reset (a view, valid until the next write). */
@@ -72,7 +75,34 @@ export class JsonBytes {
 
   /** A number as JSON.stringify writes it (`null` when not finite). */
   number(value: number): void {
-    this.ascii(Number.isFinite(value) ? String(value) : 'null');
+    if (Number.isSafeInteger(value)) {
+      if (value < 0) {
+        this.byte(0x2d);
+        this.digits(-value, 0);
+      } else this.digits(value, 0);
+    } else this.ascii(Number.isFinite(value) ? String(value) : 'null');
+  }
+
+  /** A non-negative safe integer in decimal, zero-padded to `width` digits. */
+  digits(value: number, width: number): void {
+    let n = 1;
+    for (let v = value; v >= 10; v = Math.floor(v / 10)) n++;
+    if (n < width) n = width;
+    this.room(n);
+    const buf = this.buf;
+    let v = value;
+    for (let i = this.pos + n - 1; i >= this.pos; i--) {
+      buf[i] = 0x30 + (v % 10);
+      v = Math.floor(v / 10);
+    }
+    this.pos += n;
+  }
+
+  /** Appends a copy of bytes written earlier since the last reset, [start, end). */
+  again(start: number, end: number): void {
+    this.room(end - start);
+    this.buf.copyWithin(this.pos, start, end);
+    this.pos += end - start;
   }
 
   /** A map of strings as a JSON object, in JSON.stringify's key order. */

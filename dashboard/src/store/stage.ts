@@ -19,6 +19,26 @@ export function nsToTimestamp(ns: bigint): string {
   return cachedPrefix + (clamped % 1_000_000_000n).toString().padStart(9, '0');
 }
 
+let lineSecond = -1n;
+let lineSecondEnd = -1n;
+let linePrefix = '';
+
+/** Writes `nsToTimestamp(ns)` without building its text (the second's prefix is kept). */
+function timestamp(out: JsonBytes, ns: bigint): void {
+  const clamped = clampTimeNs(ns);
+  if (clamped < lineSecond || clamped >= lineSecondEnd) {
+    const second = clamped / 1_000_000_000n;
+    const iso = new Date(Number(second) * 1000).toISOString();
+    linePrefix = `${iso.slice(0, 10)} ${iso.slice(11, 19)}.`;
+    lineSecond = second * 1_000_000_000n;
+    lineSecondEnd = lineSecond + 1_000_000_000n;
+  }
+  out.ascii(linePrefix);
+  out.digits(Number(clamped - lineSecond), 9);
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Epoch milliseconds of a span start, clamped as `clampTimeNs` does. */
 export function nsToMs(ns: bigint): number {
   return Number(clampTimeNs(ns) / 1_000_000n);
@@ -86,6 +106,18 @@ function restMap(out: JsonBytes, attributes: Record<string, string>, mask: numbe
   out.byte(0x7d);
 }
 
+/** The service, resource and scope written last, and where their bytes are. */
+const context = {
+  out: undefined as JsonBytes | undefined,
+  file: -1,
+  resource: {} as Record<string, string>,
+  service: '',
+  scopeName: '',
+  scopeVersion: '',
+  start: 0,
+  end: 0,
+};
+
 /**
  * Appends the NDJSON line of a span (no newline) read by `insertFromStageSql`: the bytes that
  * JSON.stringify of `{ts, tid, sid, ...}` would give, written field by field.
@@ -93,7 +125,7 @@ function restMap(out: JsonBytes, attributes: Record<string, string>, mask: numbe
 export function stageSpan(out: JsonBytes, s: SpanRecord, f: SpanFields): void {
   const mask = f.lifted;
   out.ascii(K.ts);
-  out.ascii(nsToTimestamp(s.startTimeUnixNano));
+  timestamp(out, s.startTimeUnixNano);
   out.ascii(K.tid);
   out.string(s.traceId);
   out.ascii(K.sid);
@@ -106,18 +138,43 @@ export function stageSpan(out: JsonBytes, s: SpanRecord, f: SpanFields): void {
   out.string(s.name);
   out.ascii(K.kind);
   out.string(s.kind);
-  out.ascii(K.svc);
-  out.string(s.serviceName);
-  out.ascii(K.res);
-  out.stringMap(s.resourceAttributes);
-  out.ascii(K.sn);
-  out.string(s.scopeName);
-  out.ascii(K.sv);
-  out.string(s.scopeVersion);
+  // service, resource and scope: the spans of a request share them, so their bytes are copied
+  // from the line before when they are the same
+  const c = context;
+  if (
+    c.out === out &&
+    c.file === out.files &&
+    c.resource === s.resourceAttributes &&
+    c.service === s.serviceName &&
+    c.scopeName === s.scopeName &&
+    c.scopeVersion === s.scopeVersion
+  )
+    out.again(c.start, c.end);
+  else {
+    const start = out.pos;
+    out.ascii(K.svc);
+    out.string(s.serviceName);
+    out.ascii(K.res);
+    out.stringMap(s.resourceAttributes);
+    out.ascii(K.sn);
+    out.string(s.scopeName);
+    out.ascii(K.sv);
+    out.string(s.scopeVersion);
+    c.out = out;
+    c.file = out.files;
+    c.resource = s.resourceAttributes;
+    c.service = s.serviceName;
+    c.scopeName = s.scopeName;
+    c.scopeVersion = s.scopeVersion;
+    c.start = start;
+    c.end = out.pos;
+  }
   out.ascii(K.attrs);
   restMap(out, s.attributes, mask);
   out.ascii(K.dur);
-  out.ascii(clampDurationNs(s.durationNs).toString());
+  const duration = clampDurationNs(s.durationNs);
+  if (duration <= MAX_SAFE) out.digits(Number(duration), 0);
+  else out.ascii(duration.toString());
   out.ascii(K.sc);
   out.string(s.statusCode);
   out.ascii(K.sm);
@@ -127,7 +184,7 @@ export function stageSpan(out: JsonBytes, s: SpanRecord, f: SpanFields): void {
     const e = s.events[i]!;
     if (i > 0) out.byte(0x2c);
     out.ascii(K.evTs);
-    out.ascii(nsToTimestamp(e.timeUnixNano));
+    timestamp(out, e.timeUnixNano);
     out.ascii(K.evName);
     out.string(e.name);
     out.ascii(K.attributes);
