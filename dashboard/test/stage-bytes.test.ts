@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clampDurationNs } from '../src/store/column-ranges.js';
 import { computeDeltas } from '../src/store/counter-deltas.js';
-import { JsonBytes } from '../src/store/json-bytes.js';
+import { JsonBytes, rowWriter } from '../src/store/json-bytes.js';
 import { isLifted } from '../src/store/lifted.js';
 import { deriveFields, type SpanFields } from '../src/store/span-fields.js';
 import { nsToTimestamp, stageSpans } from '../src/store/stage.js';
@@ -184,7 +184,10 @@ describe('staged NDJSON bytes', () => {
   });
 
   it('are right when spans share their service, resource and scope, across files and writers', () => {
-    const res = [{ 'service.name': 'a' }, { 'service.name': 'b', 'host.name': 'h' }];
+    const res: Record<string, string>[] = [
+      { 'service.name': 'a' },
+      { 'service.name': 'b', 'host.name': 'h' },
+    ];
     const spans = Array.from({ length: 40 }, (_, i) => {
       const s = makeToolSpan({ service: i % 7 < 3 ? 'a' : 'b', timeMs: 1_764_000_000_999 + i });
       s.resourceAttributes = res[i % 7 < 3 ? 0 : 1]!;
@@ -252,14 +255,30 @@ describe('staged NDJSON bytes', () => {
 
   it('write flat rows as JSON.stringify does', () => {
     const out = new JsonBytes();
-    const rows = [
-      { a: 'x', n: 1.5, big: 2 ** 60, neg: -3, nan: Number.NaN, inf: Number.POSITIVE_INFINITY },
-      { t: true, f: false, u: undefined, z: null, s: ODD.join('|') },
+    const rows: Record<string, unknown>[] = [
+      {
+        a: 'x',
+        n: 1.5,
+        big: 2 ** 60,
+        neg: -3,
+        zero: -0,
+        nan: Number.NaN,
+        inf: Number.POSITIVE_INFINITY,
+      },
+      {
+        t: true,
+        f: false,
+        z: null,
+        s: ODD.join('|'),
+        max: Number.MAX_SAFE_INTEGER,
+        min: -(2 ** 53),
+      },
+      { tiny: 5e-324, e: 1e21, frac: 0.1 + 0.2 },
       {},
     ];
     for (const row of rows) {
       out.reset();
-      out.row(row);
+      rowWriter<Record<string, unknown>>(Object.keys(row))(out, row);
       expect(out.bytes().toString('utf8')).toBe(JSON.stringify(row));
     }
   });

@@ -13,9 +13,16 @@ import {
 import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.js';
 import { foldTotalsSql } from './duckdb-hotspot-totals.js';
 import { haltedInsertSql, insertFromStageSql } from './duckdb-schema.js';
-import { JsonBytes } from './json-bytes.js';
+import { JsonBytes, type RowWriter } from './json-bytes.js';
 import type { RecentSpanKeys } from './recent-keys.js';
 import { nsToMs, stageSpans } from './stage.js';
+import {
+  type CounterRow,
+  writeCounterRow,
+  writeHaltedRow,
+  writeRollupRow,
+  writeSessionRow,
+} from './staged-rows.js';
 import type { SpanRecord } from './types.js';
 
 /** Serialises the statements of one connection. */
@@ -27,17 +34,6 @@ export class Serial {
     this.tail = next.catch(() => undefined);
     return next;
   }
-}
-
-/** One staged counter increment: metric, service, tool, axis, action, reason, value. */
-interface CounterRow {
-  m: string;
-  s: string;
-  t: string;
-  ax: string;
-  ac: string;
-  r: string;
-  v: number;
 }
 
 function counterRows(d: CounterDeltas, rejected: ReadonlyMap<string, number>): CounterRow[] {
@@ -204,9 +200,10 @@ export class GroupWriter {
       // units (with a buffer just above the longest line, read_json failed on a 17 MiB line)
       statements.push(sql(file, longestLine * 3));
     };
-    const stageRows = (
+    const stageRows = <T>(
       suffix: string,
-      rows: Iterable<object>,
+      rows: Iterable<T>,
+      write: RowWriter<T>,
       sql: (file: string, longestLine: number) => string,
     ) => {
       out.reset();
@@ -214,7 +211,7 @@ export class GroupWriter {
       for (const row of rows) {
         if (out.pos > 0) out.byte(0x0a);
         const start = out.pos;
-        out.row(row);
+        write(out, row);
         if (out.pos - start > longest) longest = out.pos - start;
       }
       if (out.pos > 0) stageFile(suffix, longest, sql);
@@ -239,19 +236,26 @@ export class GroupWriter {
     stageRows(
       'rollup',
       deltas.rollup,
+      writeRollupRow,
       rows(hourly, stagedRollupRows, foldHourlySql, foldTotalsSql),
     );
-    stageRows('sessions', deltas.sessionRollup, rows(sessions, stagedSessionRows, foldSessionsSql));
+    stageRows(
+      'sessions',
+      deltas.sessionRollup,
+      writeSessionRow,
+      rows(sessions, stagedSessionRows, foldSessionsSql),
+    );
     stageRows(
       'counters',
       counters,
+      writeCounterRow,
       rows(DELTA_TABLES.loopguard_counters, stagedCounterRows, foldCountersSql),
     );
     const deltaRows = direct
       ? 0
       : deltas.rollup.length + deltas.sessionRollup.length + counters.length;
     const halted = [...deltas.haltedScopes.values()].map((h) => ({ s: h.service, scope: h.scope }));
-    stageRows('halted', halted, haltedInsertSql);
+    stageRows('halted', halted, writeHaltedRow, haltedInsertSql);
     return { statements, deltaRows };
   }
 }

@@ -119,23 +119,31 @@ export class JsonBytes {
     this.byte(0x7d);
   }
 
-  /**
-   * A flat row of strings, numbers and booleans as a JSON object, as JSON.stringify writes it
-   * (undefined values left out, anything else as null).
-   */
-  row(row: object): void {
-    this.byte(0x7b);
-    let first = true;
-    for (const [key, value] of Object.entries(row)) {
-      if (value === undefined) continue;
-      if (!first) this.byte(0x2c);
-      first = false;
-      this.string(key);
-      this.byte(0x3a);
-      if (typeof value === 'string') this.string(value);
-      else if (typeof value === 'number') this.number(value);
-      else this.ascii(value === true ? 'true' : value === false ? 'false' : 'null');
-    }
-    this.byte(0x7d);
+  /** A string, number or boolean as JSON.stringify writes it (anything else as null). */
+  scalar(value: unknown): void {
+    if (typeof value === 'string') this.string(value);
+    else if (typeof value === 'number') this.number(value);
+    else this.ascii(value === true ? 'true' : value === false ? 'false' : 'null');
   }
+}
+
+/** Writes one row of a shape as a JSON object, as JSON.stringify writes such a row. */
+export type RowWriter<T> = (out: JsonBytes, row: T) => void;
+
+/**
+ * A writer of flat rows (strings, numbers, booleans) with the given keys, which must be ASCII
+ * and are written in this order: the same bytes as JSON.stringify of a row whose own keys are
+ * exactly these, in this order, none of them undefined.
+ */
+export function rowWriter<T extends object>(keys: readonly (keyof T & string)[]): RowWriter<T> {
+  const prefixes = keys.map((key, i) => `${i === 0 ? '{' : ','}${JSON.stringify(key)}:`);
+  return (out, row) => {
+    const record = row as Record<string, unknown>;
+    for (let i = 0; i < keys.length; i++) {
+      out.ascii(prefixes[i]!);
+      out.scalar(record[keys[i]!]);
+    }
+    out.byte(keys.length === 0 ? 0x7b : 0x7d);
+    if (keys.length === 0) out.byte(0x7d);
+  };
 }
