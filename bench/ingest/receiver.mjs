@@ -36,7 +36,8 @@ async function build(dist) {
       }
     : (spans, fields) => spans.map((s, i) => stageLine(s, fields[i])).join('\n').length;
   const { uniqueSpans } = await load('store/duckdb-dedup.js');
-  const { RecentSpanKeys } = await load('store/recent-keys.js');
+  // batchKeys: builds that hash a batch's keys once for the check and the add
+  const { RecentSpanKeys, batchKeys } = await load('store/recent-keys.js');
   return {
     decodeProtobufRequest,
     decodeJsonRequest,
@@ -44,6 +45,7 @@ async function build(dist) {
     stage,
     uniqueSpans,
     RecentSpanKeys,
+    batchKeys,
   };
 }
 
@@ -64,12 +66,18 @@ function parts(b) {
   const stage = b.stage;
   const dedup = (spans) => {
     const unique = b.uniqueSpans(spans);
-    for (const s of unique) {
-      const ms = Number(s.startTimeUnixNano / 1_000_000n);
-      if (!recent.surelyNew(s.traceId, s.spanId, ms)) sink++;
+    if (b.batchKeys) {
+      const keys = b.batchKeys(unique);
+      for (let i = 0; i < unique.length; i++) if (!recent.surelyNewAt(keys, i)) sink++;
+      for (let i = 0; i < unique.length; i++) recent.addAt(keys, i);
+    } else {
+      for (const s of unique) {
+        const ms = Number(s.startTimeUnixNano / 1_000_000n);
+        if (!recent.surelyNew(s.traceId, s.spanId, ms)) sink++;
+      }
+      for (const s of unique)
+        recent.add(s.traceId, s.spanId, Number(s.startTimeUnixNano / 1_000_000n));
     }
-    for (const s of unique)
-      recent.add(s.traceId, s.spanId, Number(s.startTimeUnixNano / 1_000_000n));
     // a fresh memory now and then, so the bodies' keys are new to it as on the wire
     added += unique.length;
     if (added >= 400_000) {

@@ -1,21 +1,35 @@
 import { type DuckDBConnection, LIST, listValue, VARCHAR } from '@duckdb/node-api';
-import { RecentSpanKeys } from './recent-keys.js';
-import { nsToMs } from './stage.js';
+import { type BatchKeys, RecentSpanKeys } from './recent-keys.js';
 import type { SpanRecord } from './types.js';
 
 const keyOf = (traceId: string, spanId: string) => `${traceId}\u0000${spanId}`;
 
 /** The spans of a batch with each (TraceId, SpanId) once, the first occurrence kept. */
 export function uniqueSpans(spans: SpanRecord[]): SpanRecord[] {
-  const seen = new Set<string>();
-  const out: SpanRecord[] = [];
-  for (const s of spans) {
-    const k = keyOf(s.traceId, s.spanId);
-    if (seen.has(k)) continue;
-    seen.add(k);
-    out.push(s);
+  // span ids are random: keyed by span id alone, a batch's spans rarely meet; the trace id
+  // settles it when they do (no key text is joined per span)
+  const traceOf = new Map<string, string>();
+  let shared: Set<string> | undefined;
+  let out: SpanRecord[] | undefined;
+  for (let i = 0; i < spans.length; i++) {
+    const s = spans[i]!;
+    const first = traceOf.get(s.spanId);
+    let seen: boolean;
+    if (first === undefined) {
+      traceOf.set(s.spanId, s.traceId);
+      seen = false;
+    } else if (first === s.traceId) seen = true;
+    else {
+      // one span id in several traces: their full keys
+      shared ??= new Set();
+      const k = keyOf(s.traceId, s.spanId);
+      seen = shared.has(k);
+      shared.add(k);
+    }
+    if (seen) out ??= spans.slice(0, i);
+    else out?.push(s);
   }
-  return out.length === spans.length ? spans : out;
+  return out ?? spans;
 }
 
 /** How far back (ms) the keys of stored spans are loaded into memory when the store opens. */
@@ -59,13 +73,15 @@ export async function unstoredSpans(
   c: DuckDBConnection,
   spans: SpanRecord[],
   recent: RecentSpanKeys,
+  keys: BatchKeys,
 ): Promise<SpanRecord[]> {
   const suspects: SpanRecord[] = [];
   let lo = Number.POSITIVE_INFINITY;
   let hi = Number.NEGATIVE_INFINITY;
-  for (const s of spans) {
-    const ms = nsToMs(s.startTimeUnixNano);
-    if (recent.surelyNew(s.traceId, s.spanId, ms)) continue;
+  for (let i = 0; i < spans.length; i++) {
+    if (recent.surelyNewAt(keys, i)) continue;
+    const s = spans[i]!;
+    const ms = keys.startMs[i]!;
     suspects.push(s);
     if (ms < lo) lo = ms;
     if (ms > hi) hi = ms;

@@ -14,7 +14,7 @@ import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.j
 import { foldTotalsSql } from './duckdb-hotspot-totals.js';
 import { haltedInsertSql, insertFromStageSql } from './duckdb-schema.js';
 import { JsonBytes, type RowWriter } from './json-bytes.js';
-import type { RecentSpanKeys } from './recent-keys.js';
+import { batchKeys, type RecentSpanKeys } from './recent-keys.js';
 import { nsToMs, stageSpans } from './stage.js';
 import {
   type CounterRow,
@@ -158,9 +158,10 @@ export class GroupWriter {
     const files: string[] = [];
     try {
       const spans = uniqueSpans(all);
+      const keys = batchKeys(spans);
       const staged = this.stage(spans, rejected, files);
       await this.options.writer.run(async (c) => {
-        const fresh = await unstoredSpans(c, spans, this.options.recent);
+        const fresh = await unstoredSpans(c, spans, this.options.recent, keys);
         const load = fresh === spans ? staged : this.stage(fresh, rejected, files);
         try {
           await c.run(`BEGIN TRANSACTION;\n${load.statements.join(';\n')};\nCOMMIT`);
@@ -169,7 +170,8 @@ export class GroupWriter {
           throw error;
         }
         const { recent, compactor } = this.options;
-        for (const s of fresh) recent.add(s.traceId, s.spanId, nsToMs(s.startTimeUnixNano));
+        if (fresh === spans) for (let i = 0; i < spans.length; i++) recent.addAt(keys, i);
+        else for (const s of fresh) recent.add(s.traceId, s.spanId, nsToMs(s.startTimeUnixNano));
         compactor.added(load.deltaRows);
       });
     } finally {
