@@ -5,6 +5,7 @@ import { JsonBytes, rowWriter } from '../src/store/json-bytes.js';
 import { isLifted } from '../src/store/lifted.js';
 import { deriveFields, type SpanFields } from '../src/store/span-fields.js';
 import { nsToTimestamp, stageSpans } from '../src/store/stage.js';
+import { writeRollupRow, writeSessionRow } from '../src/store/staged-rows.js';
 import type { SpanRecord } from '../src/store/types.js';
 import { hexId, makeToolSpan } from './span-fixtures.js';
 
@@ -253,6 +254,23 @@ describe('staged NDJSON bytes', () => {
       }
   });
 
+  it('write rollup and session rows as JSON.stringify does', () => {
+    const spans = oddSpans();
+    const { deltas } = computeDeltas(spans);
+    expect(deltas.rollup.length).toBeGreaterThan(3);
+    const out = new JsonBytes();
+    for (const row of deltas.rollup) {
+      out.reset();
+      writeRollupRow(out, row);
+      expect(out.bytes().toString('utf8')).toBe(JSON.stringify(row));
+    }
+    for (const row of deltas.sessionRollup) {
+      out.reset();
+      writeSessionRow(out, row);
+      expect(out.bytes().toString('utf8')).toBe(JSON.stringify(row));
+    }
+  });
+
   it('write flat rows as JSON.stringify does', () => {
     const out = new JsonBytes();
     const rows: Record<string, unknown>[] = [
@@ -273,7 +291,7 @@ describe('staged NDJSON bytes', () => {
         max: Number.MAX_SAFE_INTEGER,
         min: -(2 ** 53),
       },
-      { tiny: 5e-324, e: 1e21, frac: 0.1 + 0.2 },
+      { tiny: 5e-324, e: 1e21, frac: 0.1 + 0.2, b: 1e9, below: 1e9 - 1, above: 1e9 + 1, x: 10 },
       {},
     ];
     for (const row of rows) {

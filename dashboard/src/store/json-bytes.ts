@@ -85,17 +85,29 @@ export class JsonBytes {
 
   /** A non-negative safe integer in decimal, zero-padded to `width` digits. */
   digits(value: number, width: number): void {
+    if (value < 1e9) this.smallDigits(value, width);
+    else {
+      // the high part, then nine digits: int32 arithmetic, which a division chain on doubles is not
+      const high = Math.floor(value / 1e9);
+      this.smallDigits(high, width - 9);
+      this.smallDigits(value - high * 1e9, 9);
+    }
+  }
+
+  /** `digits` of a value below 10^9. */
+  private smallDigits(value: number, width: number): void {
+    let v = value | 0;
     let n = 1;
-    for (let v = value; v >= 10; v = Math.floor(v / 10)) n++;
+    for (let x = v; x >= 10; x = (x / 10) | 0) n++;
     if (n < width) n = width;
     this.room(n);
     const buf = this.buf;
-    let v = value;
-    for (let i = this.pos + n - 1; i >= this.pos; i--) {
+    const end = this.pos + n;
+    for (let i = end - 1; i >= this.pos; i--) {
       buf[i] = 0x30 + (v % 10);
-      v = Math.floor(v / 10);
+      v = (v / 10) | 0;
     }
-    this.pos += n;
+    this.pos = end;
   }
 
   /** Appends a copy of bytes written earlier since the last reset, [start, end). */
