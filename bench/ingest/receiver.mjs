@@ -36,7 +36,6 @@ async function build(dist) {
       }
     : (spans, fields) => spans.map((s, i) => stageLine(s, fields[i])).join('\n').length;
   const { uniqueSpans } = await load('store/duckdb-dedup.js');
-  // batchKeys: builds that hash a batch's keys once for the check and the add
   const { RecentSpanKeys, batchKeys } = await load('store/recent-keys.js');
   return {
     decodeProtobufRequest,
@@ -65,12 +64,15 @@ function parts(b) {
   let added = 0;
   const stage = b.stage;
   const dedup = (spans) => {
-    const unique = b.uniqueSpans(spans);
-    if (b.batchKeys) {
-      const keys = b.batchKeys(unique);
+    if (b.uniqueSpans.length === 2) {
+      // builds whose uniqueSpans takes the batch's keys, hashed once for it, the check and the add
+      const { spans: unique, keys } = b.uniqueSpans(spans, b.batchKeys(spans));
       for (let i = 0; i < unique.length; i++) if (!recent.surelyNewAt(keys, i)) sink++;
       for (let i = 0; i < unique.length; i++) recent.addAt(keys, i);
+      added += unique.length;
     } else {
+      const unique = b.uniqueSpans(spans);
+      added += unique.length;
       for (const s of unique) {
         const ms = Number(s.startTimeUnixNano / 1_000_000n);
         if (!recent.surelyNew(s.traceId, s.spanId, ms)) sink++;
@@ -79,7 +81,6 @@ function parts(b) {
         recent.add(s.traceId, s.spanId, Number(s.startTimeUnixNano / 1_000_000n));
     }
     // a fresh memory now and then, so the bodies' keys are new to it as on the wire
-    added += unique.length;
     if (added >= 400_000) {
       recent = new b.RecentSpanKeys(524_288, 0);
       added = 0;

@@ -12,10 +12,18 @@ describe('a batch’s duplicate check', () => {
     const d = makeToolSpan();
     const again = (s: typeof a) => ({ ...s, name: 'the re-sent copy' });
     const batch = [a, b, d, again(a), c, again(b), again(c), again(d), b];
-    expect(uniqueSpans(batch)).toEqual([a, b, d, c]);
+    const unique = uniqueSpans(batch, batchKeys(batch));
+    expect(unique.spans).toEqual([a, b, d, c]);
+    expect(unique.keys).toEqual(batchKeys([a, b, d, c]));
     const distinct = [a, b, c, d];
-    expect(uniqueSpans(distinct)).toBe(distinct);
-    expect(uniqueSpans([])).toEqual([]);
+    const keys = batchKeys(distinct);
+    expect(uniqueSpans(distinct, keys)).toEqual({ spans: distinct, keys });
+    expect(uniqueSpans(distinct, keys).spans).toBe(distinct);
+    expect(uniqueSpans([], batchKeys([])).spans).toEqual([]);
+    // many spans, every tenth sent twice: the first of each kept, in order
+    const many = Array.from({ length: 5000 }, () => makeToolSpan());
+    const resent = many.flatMap((s, i) => (i % 10 === 0 ? [s, again(s)] : [s]));
+    expect(uniqueSpans(resent, batchKeys(resent)).spans).toEqual(many);
   });
 
   it('hashes a batch once: the batch methods agree with the ones taking ids', () => {

@@ -157,8 +157,7 @@ export class GroupWriter {
   private async commit(all: SpanRecord[], rejected: ReadonlyMap<string, number>): Promise<void> {
     const files: string[] = [];
     try {
-      const spans = uniqueSpans(all);
-      const keys = batchKeys(spans);
+      const { spans, keys } = uniqueSpans(all, batchKeys(all));
       const staged = this.stage(spans, rejected, files);
       await this.options.writer.run(async (c) => {
         const fresh = await unstoredSpans(c, spans, this.options.recent, keys);
