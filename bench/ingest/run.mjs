@@ -1,10 +1,11 @@
 // Ingest and query benchmark of the dashboard (imports the built @loopguard/dashboard).
 // node bench/ingest/run.mjs [--spans 1000000] [--batches 200]
-// --compare <dist>: instead, time the loopguard ingest rows on this build's DuckDB store and on
-// another build's (its dashboard/dist/, e.g. a build of main in a second directory that can resolve
-// the dashboard's dependencies), both served by this build's server, alternating which goes first
-// case by case on two stores opened side by side, fresh files each round (--rounds, default 3),
-// then the medians; no baselines, no queries.
+// --compare <dist>: instead, time the loopguard ingest rows on this build and on another build
+// (its dashboard/dist/, e.g. a build of main in a second directory that can resolve the dashboard's
+// dependencies), each build's store served by its own server (so its decoder too), alternating
+// which goes first case by case on two stores opened side by side, fresh files each round
+// (--rounds, default 3), then the medians; no baselines, no queries. --cases 1,2 runs only those
+// rows of LOOPGUARD_CASES (numbered from 0).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -173,19 +174,25 @@ const LOOPGUARD_CASES = [
   ],
 ];
 
+const casesIndex = process.argv.indexOf('--cases');
+const CASES =
+  casesIndex > 0
+    ? process.argv[casesIndex + 1].split(',').map(Number)
+    : LOOPGUARD_CASES.map((_, c) => c);
+
 if (COMPARE) {
   const other = await import(
-    new URL('store/duckdb.js', `file://${COMPARE.replace(/\/?$/, '/')}`).href
+    new URL('server/index.js', `file://${COMPARE.replace(/\/?$/, '/')}`).href
   );
   let warmed = 0;
   const builds = [
-    ['this build', openDuckDbStore],
-    ['--compare build', other.openDuckDbStore],
+    ['this build', openDuckDbStore, startDashboard],
+    ['--compare build', other.openDuckDbStore, other.startDashboard],
   ];
   // warm-up (JIT of the decoders and of both stores), not counted
-  for (const [, open] of builds) {
+  for (const [, open, start] of builds) {
     const store = await open({ path: join(dir, `warm-${warmed++}.duckdb`) });
-    const server = await startDashboard({ port: 0, store });
+    const server = await start({ port: 0, store });
     for (const encoding of ['json', 'protobuf'])
       await load(`${server.url}/v1/traces`, encoding, Math.min(BATCHES, 40));
     await server.close();
@@ -196,11 +203,12 @@ if (COMPARE) {
   for (let round = 1; round <= ROUNDS; round++) {
     // both stores open side by side; each case runs on one then the other, the first alternating
     const running = [];
-    for (const [i, [, open]] of builds.entries()) {
+    for (const [i, [, open, start]] of builds.entries()) {
       const store = await open({ path: join(dir, `compare-${round}-${i}.duckdb`) });
-      running.push({ store, server: await startDashboard({ port: 0, store }) });
+      running.push({ store, server: await start({ port: 0, store }) });
     }
     for (const [c, [label, encoding, batches, size, concurrency]] of LOOPGUARD_CASES.entries()) {
+      if (!CASES.includes(c)) continue;
       const rates = [];
       const order = (round + c) % 2 === 1 ? [0, 1] : [1, 0];
       for (const i of order) {
@@ -221,6 +229,7 @@ if (COMPARE) {
   }
   const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
   LOOPGUARD_CASES.forEach(([label, encoding, , size, concurrency], c) => {
+    if (!CASES.includes(c)) return;
     const [a, b] = all[c].map(median);
     const gain = `${a >= b ? '+' : ''}${((a / b - 1) * 100).toFixed(0)}%`;
     rows.push([label, encoding, `${size} × ${concurrency}`, 'median', fmt(a), fmt(b), gain]);

@@ -1,21 +1,35 @@
 import { clampDurationNs } from './column-ranges.js';
-import { deriveFields, findingsOf, type SpanFields } from './span-fields.js';
+import { actionRank, deriveFields, type SpanFields } from './span-fields.js';
 import type { SpanRecord } from './types.js';
 
-/** Counter increments of one batch of spans (contract section 4), keyed and summed. */
+/** A tool_calls counter increment: calls of one tool and action in one service. */
+export interface ToolCallDelta {
+  service: string;
+  tool: string;
+  action: string;
+  value: number;
+}
+
+/** A decisions counter increment: findings of one axis and action for one tool and service. */
+export interface DecisionDelta {
+  service: string;
+  tool: string;
+  axis: string;
+  action: string;
+  value: number;
+}
+
+/** Counter increments of one batch of spans (contract section 4), each key once, summed. */
 export interface CounterDeltas {
-  toolCalls: Map<string, { service: string; tool: string; action: string; value: number }>;
-  decisions: Map<
-    string,
-    { service: string; tool: string; axis: string; action: string; value: number }
-  >;
+  toolCalls: ToolCallDelta[];
+  decisions: DecisionDelta[];
   /** Scopes with a block or halt decision in this batch, by service. */
   haltedScopes: Map<string, { service: string; scope: string }>;
   ingested: number;
   /** Hourly hotspot rollup rows of this batch (see duckdb-schema.ts). */
-  rollup: Map<string, RollupRow>;
+  rollup: RollupRow[];
   /** Hourly session rollup rows of this batch. */
-  sessionRollup: Map<string, SessionRollupRow>;
+  sessionRollup: SessionRollupRow[];
 }
 
 /** One row of the hourly session rollup: the calls of one scope (and service) in one hour. */
@@ -63,50 +77,153 @@ export function sumRejected(counts: Iterable<ReadonlyMap<string, number>>): Map<
 /** Width of a rollup bucket. */
 export const HOUR_MS = 3_600_000;
 
+// The rows are found through maps keyed by the decoder's interned strings and short lists
+// compared field by field: no key text is built per span (joining the names into one key string
+// cost most of this file's time and allocations).
+
+/** The batch's rows, and the indexes that find a span's row. */
+class Grouping {
+  readonly deltas: CounterDeltas;
+  /** service → tool → tool_calls row by action rank (a call's action has rank 0-4). */
+  private readonly calls = new Map<string, Map<string, (ToolCallDelta | undefined)[]>>();
+  /** service → tool → decisions rows. */
+  private readonly findings = new Map<string, Map<string, DecisionDelta[]>>();
+  /** signature → hourly hotspot rows. */
+  private readonly bySignature = new Map<string, RollupRow[]>();
+  /** scope → hourly session rows. */
+  private readonly byScope = new Map<string, SessionRollupRow[]>();
+
+  constructor(ingested: number) {
+    this.deltas = {
+      toolCalls: [],
+      decisions: [],
+      haltedScopes: new Map(),
+      ingested,
+      rollup: [],
+      sessionRollup: [],
+    };
+  }
+
+  call(service: string, f: SpanFields): void {
+    let tools = this.calls.get(service);
+    if (tools === undefined) {
+      tools = new Map();
+      this.calls.set(service, tools);
+    }
+    let byRank = tools.get(f.tool);
+    if (byRank === undefined) {
+      byRank = [];
+      tools.set(f.tool, byRank);
+    }
+    const row = byRank[f.actionRank];
+    if (row !== undefined) row.value++;
+    else {
+      const added = { service, tool: f.tool, action: f.action, value: 1 };
+      byRank[f.actionRank] = added;
+      this.deltas.toolCalls.push(added);
+    }
+  }
+
+  decision(service: string, tool: string, axis: string, action: string): void {
+    let tools = this.findings.get(service);
+    if (tools === undefined) {
+      tools = new Map();
+      this.findings.set(service, tools);
+    }
+    let rows = tools.get(tool);
+    if (rows === undefined) {
+      rows = [];
+      tools.set(tool, rows);
+    }
+    for (const row of rows) {
+      if (row.axis === axis && row.action === action) {
+        row.value++;
+        return;
+      }
+    }
+    const added = { service, tool, axis, action, value: 1 };
+    rows.push(added);
+    this.deltas.decisions.push(added);
+  }
+
+  /** The findings of a call: one per loopguard.* event, else the span-level action and axis. */
+  findingsOf(span: SpanRecord, f: SpanFields): void {
+    let found = false;
+    for (const event of span.events) {
+      if (!event.name.startsWith('loopguard.')) continue;
+      const action = event.name.slice(10);
+      if (actionRank(action) <= 0) continue;
+      found = true;
+      this.decision(span.serviceName, f.tool, event.attributes['loopguard.axis'] ?? f.axis, action);
+    }
+    if (!found && f.actionRank > 0 && f.action !== '')
+      this.decision(span.serviceName, f.tool, f.axis, f.action);
+  }
+
+  rollupRow(span: SpanRecord, f: SpanFields, hour: number): RollupRow | undefined {
+    const rows = this.bySignature.get(f.signature);
+    if (rows === undefined) return undefined;
+    for (const row of rows)
+      if (
+        row.hour === hour &&
+        row.service === span.serviceName &&
+        row.tool === f.tool &&
+        row.action === f.action
+      )
+        return row;
+    return undefined;
+  }
+
+  addRollupRow(row: RollupRow): void {
+    const rows = this.bySignature.get(row.signature);
+    if (rows === undefined) this.bySignature.set(row.signature, [row]);
+    else rows.push(row);
+    this.deltas.rollup.push(row);
+  }
+
+  sessionRow(f: SpanFields, service: string, hour: number): SessionRollupRow | undefined {
+    const rows = this.byScope.get(f.scope);
+    if (rows === undefined) return undefined;
+    for (const row of rows) if (row.hour === hour && row.service === service) return row;
+    return undefined;
+  }
+
+  addSessionRow(row: SessionRollupRow): void {
+    const rows = this.byScope.get(row.scope);
+    if (rows === undefined) this.byScope.set(row.scope, [row]);
+    else rows.push(row);
+    this.deltas.sessionRollup.push(row);
+  }
+}
+
 /** Derives the fields of every span and the counter increments of the batch. */
 export function computeDeltas(spans: readonly SpanRecord[]): {
   fields: SpanFields[];
   deltas: CounterDeltas;
 } {
-  const deltas: CounterDeltas = {
-    toolCalls: new Map(),
-    decisions: new Map(),
-    haltedScopes: new Map(),
-    ingested: spans.length,
-    rollup: new Map(),
-    sessionRollup: new Map(),
-  };
+  const g = new Grouping(spans.length);
   const fields: SpanFields[] = [];
   for (const span of spans) {
     const f = deriveFields(span);
     fields.push(f);
     if (!f.isCall) continue;
     const service = span.serviceName;
-    const callKey = `${service}\u0000${f.tool}\u0000${f.action}`;
-    const call = deltas.toolCalls.get(callKey);
-    if (call) call.value++;
-    else deltas.toolCalls.set(callKey, { service, tool: f.tool, action: f.action, value: 1 });
-    for (const finding of findingsOf(span, f)) {
-      const key = `${service}\u0000${f.tool}\u0000${finding.axis}\u0000${finding.action}`;
-      const d = deltas.decisions.get(key);
-      if (d) d.value++;
-      else deltas.decisions.set(key, { service, tool: f.tool, ...finding, value: 1 });
-    }
-    if (f.signature !== '') addRollup(deltas.rollup, span, f);
-    if (f.scope !== '') addSessionRollup(deltas.sessionRollup, span, f);
+    g.call(service, f);
+    g.findingsOf(span, f);
+    if (f.signature !== '') addRollup(g, span, f);
+    if (f.scope !== '') addSessionRollup(g, span, f);
     if (f.actionRank >= 3 && f.scope !== '') {
-      deltas.haltedScopes.set(`${service}\u0000${f.scope}`, { service, scope: f.scope });
+      g.deltas.haltedScopes.set(`${service}\u0000${f.scope}`, { service, scope: f.scope });
     }
   }
-  return { fields, deltas };
+  return { fields, deltas: g.deltas };
 }
 
-function addRollup(rollup: Map<string, RollupRow>, span: SpanRecord, f: SpanFields): void {
+function addRollup(g: Grouping, span: SpanRecord, f: SpanFields): void {
   const ms = f.startMs;
   const hour = Math.floor(ms / HOUR_MS) * HOUR_MS;
-  const key = `${hour}\u0000${span.serviceName}\u0000${f.tool}\u0000${f.signature}\u0000${f.action}`;
   const repeatNs = f.count > 1 ? Math.min(Number(span.durationNs), MAX_REPEAT_NS) : 0;
-  const row = rollup.get(key);
+  const row = g.rollupRow(span, f, hour);
   if (row) {
     row.calls++;
     row.maxStreak = Math.max(row.maxStreak, f.streak);
@@ -115,7 +232,7 @@ function addRollup(rollup: Map<string, RollupRow>, span: SpanRecord, f: SpanFiel
     row.lastMs = Math.max(row.lastMs, ms);
     if (row.sampleArgs === '') row.sampleArgs = f.toolArgs;
   } else {
-    rollup.set(key, {
+    g.addRollupRow({
       hour,
       service: span.serviceName,
       tool: f.tool,
@@ -131,16 +248,11 @@ function addRollup(rollup: Map<string, RollupRow>, span: SpanRecord, f: SpanFiel
   }
 }
 
-function addSessionRollup(
-  rollup: Map<string, SessionRollupRow>,
-  span: SpanRecord,
-  f: SpanFields,
-): void {
+function addSessionRollup(g: Grouping, span: SpanRecord, f: SpanFields): void {
   const ms = f.startMs;
   const hour = Math.floor(ms / HOUR_MS) * HOUR_MS;
   const end = ms + Number(clampDurationNs(span.durationNs) / 1_000_000n);
-  const key = `${hour}\u0000${f.scope}\u0000${span.serviceName}`;
-  let row = rollup.get(key);
+  let row = g.sessionRow(f, span.serviceName, hour);
   if (!row) {
     row = {
       hour,
@@ -156,7 +268,7 @@ function addSessionRollup(
       startMs: ms,
       endMs: end,
     };
-    rollup.set(key, row);
+    g.addSessionRow(row);
   }
   row.calls++;
   row.maxStreak = Math.max(row.maxStreak, f.streak);

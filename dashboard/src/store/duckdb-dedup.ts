@@ -1,21 +1,60 @@
 import { type DuckDBConnection, LIST, listValue, VARCHAR } from '@duckdb/node-api';
-import { RecentSpanKeys } from './recent-keys.js';
-import { nsToMs } from './stage.js';
+import { type BatchKeys, RecentSpanKeys } from './recent-keys.js';
 import type { SpanRecord } from './types.js';
 
 const keyOf = (traceId: string, spanId: string) => `${traceId}\u0000${spanId}`;
 
-/** The spans of a batch with each (TraceId, SpanId) once, the first occurrence kept. */
-export function uniqueSpans(spans: SpanRecord[]): SpanRecord[] {
-  const seen = new Set<string>();
-  const out: SpanRecord[] = [];
-  for (const s of spans) {
-    const k = keyOf(s.traceId, s.spanId);
-    if (seen.has(k)) continue;
-    seen.add(k);
-    out.push(s);
+/**
+ * The spans of a batch with each (TraceId, SpanId) once, the first occurrence kept, and their
+ * keys (`batchKeys` of the batch, taken as they are when no span repeats). Spans are found by
+ * their keys' hashes in an open-addressing table and told apart by their ids when hashes meet.
+ */
+export function uniqueSpans(
+  spans: SpanRecord[],
+  keys: BatchKeys,
+): { spans: SpanRecord[]; keys: BatchKeys } {
+  const n = spans.length;
+  let size = 16;
+  while (size < n * 2) size *= 2;
+  const mask = size - 1;
+  // slot: 1 + the index of the first span with the slot's key; 0 when empty
+  const slots = new Int32Array(size);
+  let kept: number[] | undefined;
+  for (let i = 0; i < n; i++) {
+    const hi = keys.hi[i]!;
+    const lo = keys.lo[i]!;
+    let slot = (lo ^ Math.imul(hi, 0x9e3779b1)) & mask;
+    let seen = false;
+    for (;;) {
+      const at = slots[slot]! - 1;
+      if (at < 0) {
+        slots[slot] = i + 1;
+        break;
+      }
+      if (keys.hi[at] === hi && keys.lo[at] === lo) {
+        const s = spans[i]!;
+        const first = spans[at]!;
+        if (first.traceId === s.traceId && first.spanId === s.spanId) {
+          seen = true;
+          break;
+        }
+      }
+      slot = (slot + 1) & mask;
+    }
+    if (seen) kept ??= Array.from({ length: i }, (_, j) => j);
+    else kept?.push(i);
   }
-  return out.length === spans.length ? spans : out;
+  if (kept === undefined) return { spans, keys };
+  const rows = kept;
+  const hi = new Int32Array(rows.length);
+  const lo = new Int32Array(rows.length);
+  const startMs = new Float64Array(rows.length);
+  rows.forEach((i, j) => {
+    hi[j] = keys.hi[i]!;
+    lo[j] = keys.lo[i]!;
+    startMs[j] = keys.startMs[i]!;
+  });
+  return { spans: rows.map((i) => spans[i]!), keys: { hi, lo, startMs } };
 }
 
 /** How far back (ms) the keys of stored spans are loaded into memory when the store opens. */
@@ -59,13 +98,15 @@ export async function unstoredSpans(
   c: DuckDBConnection,
   spans: SpanRecord[],
   recent: RecentSpanKeys,
+  keys: BatchKeys,
 ): Promise<SpanRecord[]> {
   const suspects: SpanRecord[] = [];
   let lo = Number.POSITIVE_INFINITY;
   let hi = Number.NEGATIVE_INFINITY;
-  for (const s of spans) {
-    const ms = nsToMs(s.startTimeUnixNano);
-    if (recent.surelyNew(s.traceId, s.spanId, ms)) continue;
+  for (let i = 0; i < spans.length; i++) {
+    if (recent.surelyNewAt(keys, i)) continue;
+    const s = spans[i]!;
+    const ms = keys.startMs[i]!;
     suspects.push(s);
     if (ms < lo) lo = ms;
     if (ms > hi) hi = ms;

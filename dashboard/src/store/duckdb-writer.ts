@@ -13,8 +13,16 @@ import {
 import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.js';
 import { foldTotalsSql } from './duckdb-hotspot-totals.js';
 import { haltedInsertSql, insertFromStageSql } from './duckdb-schema.js';
-import type { RecentSpanKeys } from './recent-keys.js';
-import { nsToMs, stageLine } from './stage.js';
+import { JsonBytes, type RowWriter } from './json-bytes.js';
+import { batchKeys, type RecentSpanKeys } from './recent-keys.js';
+import { nsToMs, stageSpans } from './stage.js';
+import {
+  type CounterRow,
+  writeCounterRow,
+  writeHaltedRow,
+  writeRollupRow,
+  writeSessionRow,
+} from './staged-rows.js';
 import type { SpanRecord } from './types.js';
 
 /** Serialises the statements of one connection. */
@@ -28,26 +36,13 @@ export class Serial {
   }
 }
 
-/** One staged counter increment: metric, service, tool, axis, action, reason, value. */
-interface CounterRow {
-  m: string;
-  s: string;
-  t: string;
-  ax: string;
-  ac: string;
-  r: string;
-  v: number;
-}
-
 function counterRows(d: CounterDeltas, rejected: ReadonlyMap<string, number>): CounterRow[] {
   const rows: CounterRow[] = [];
   const row = (m: string, s: string, t: string, ax: string, ac: string, r: string, v: number) =>
     rows.push({ m, s, t, ax, ac, r, v: Math.trunc(v) });
   row('ingested_spans', '', '', '', '', '', d.ingested);
-  for (const c of d.toolCalls.values())
-    row('tool_calls', c.service, c.tool, '', c.action, '', c.value);
-  for (const c of d.decisions.values())
-    row('decisions', c.service, c.tool, c.axis, c.action, '', c.value);
+  for (const c of d.toolCalls) row('tool_calls', c.service, c.tool, '', c.action, '', c.value);
+  for (const c of d.decisions) row('decisions', c.service, c.tool, c.axis, c.action, '', c.value);
   for (const [reason, n] of rejected) if (n > 0) row('rejected_spans', '', '', '', '', reason, n);
   return rows;
 }
@@ -88,6 +83,8 @@ export class GroupWriter {
   private readonly queue: Pending[] = [];
   private draining: Promise<void> | undefined;
   private seq = 0;
+  /** The staging files' bytes, built one file at a time (staging is synchronous). */
+  private readonly bytes = new JsonBytes();
 
   constructor(private readonly options: WriterOptions) {}
 
@@ -160,10 +157,10 @@ export class GroupWriter {
   private async commit(all: SpanRecord[], rejected: ReadonlyMap<string, number>): Promise<void> {
     const files: string[] = [];
     try {
-      const spans = uniqueSpans(all);
+      const { spans, keys } = uniqueSpans(all, batchKeys(all));
       const staged = this.stage(spans, rejected, files);
       await this.options.writer.run(async (c) => {
-        const fresh = await unstoredSpans(c, spans, this.options.recent);
+        const fresh = await unstoredSpans(c, spans, this.options.recent, keys);
         const load = fresh === spans ? staged : this.stage(fresh, rejected, files);
         try {
           await c.run(`BEGIN TRANSACTION;\n${load.statements.join(';\n')};\nCOMMIT`);
@@ -172,7 +169,8 @@ export class GroupWriter {
           throw error;
         }
         const { recent, compactor } = this.options;
-        for (const s of fresh) recent.add(s.traceId, s.spanId, nsToMs(s.startTimeUnixNano));
+        if (fresh === spans) for (let i = 0; i < spans.length; i++) recent.addAt(keys, i);
+        else for (const s of fresh) recent.add(s.traceId, s.spanId, nsToMs(s.startTimeUnixNano));
         compactor.added(load.deltaRows);
       });
     } finally {
@@ -190,35 +188,36 @@ export class GroupWriter {
     const base = join(this.options.stageDir, `batch-${this.seq++}`);
     const statements: string[] = [];
     // values go through files, never into SQL text (a NUL would cut the statement short)
-    const stageLines = (
+    const out = this.bytes;
+    const stageFile = (
       suffix: string,
-      lines: string[],
+      longestLine: number,
       sql: (file: string, longestLine: number) => string,
     ) => {
-      if (lines.length === 0) return;
-      let longest = 0;
-      for (const line of lines) if (line.length > longest) longest = line.length;
       const file = `${base}.${suffix}`;
       files.push(file);
-      writeFileSync(file, lines.join('\n'));
-      // read_json's buffer in bytes: up to 3 UTF-8 bytes per UTF-16 unit
-      statements.push(sql(file, longest * 3));
+      writeFileSync(file, out.bytes());
+      // read_json's buffer: three times the longest line, as when lines were sized in UTF-16
+      // units (with a buffer just above the longest line, read_json failed on a 17 MiB line)
+      statements.push(sql(file, longestLine * 3));
     };
-    const stageRows = (
+    const stageRows = <T>(
       suffix: string,
-      rows: Iterable<object>,
+      rows: Iterable<T>,
+      write: RowWriter<T>,
       sql: (file: string, longestLine: number) => string,
-    ) =>
-      stageLines(
-        suffix,
-        Array.from(rows, (r) => JSON.stringify(r)),
-        sql,
-      );
-    stageLines(
-      'ndjson',
-      spans.map((span, i) => stageLine(span, fields[i]!)),
-      insertFromStageSql,
-    );
+    ) => {
+      out.reset();
+      let longest = 0;
+      for (const row of rows) {
+        if (out.pos > 0) out.byte(0x0a);
+        const start = out.pos;
+        write(out, row);
+        if (out.pos - start > longest) longest = out.pos - start;
+      }
+      if (out.pos > 0) stageFile(suffix, longest, sql);
+    };
+    if (spans.length > 0) stageFile('ndjson', stageSpans(out, spans, fields), insertFromStageSql);
     // rollups and counters as delta rows (plain appends, compacted later), or folded into the main
     // tables at once for a large group, whose upserts cost little per span (compaction would redo them)
     const direct = spans.length >= this.options.foldFrom;
@@ -237,22 +236,27 @@ export class GroupWriter {
     const counters = counterRows(deltas, rejected);
     stageRows(
       'rollup',
-      deltas.rollup.values(),
+      deltas.rollup,
+      writeRollupRow,
       rows(hourly, stagedRollupRows, foldHourlySql, foldTotalsSql),
     );
     stageRows(
       'sessions',
-      deltas.sessionRollup.values(),
+      deltas.sessionRollup,
+      writeSessionRow,
       rows(sessions, stagedSessionRows, foldSessionsSql),
     );
     stageRows(
       'counters',
       counters,
+      writeCounterRow,
       rows(DELTA_TABLES.loopguard_counters, stagedCounterRows, foldCountersSql),
     );
-    const deltaRows = direct ? 0 : deltas.rollup.size + deltas.sessionRollup.size + counters.length;
+    const deltaRows = direct
+      ? 0
+      : deltas.rollup.length + deltas.sessionRollup.length + counters.length;
     const halted = [...deltas.haltedScopes.values()].map((h) => ({ s: h.service, scope: h.scope }));
-    stageRows('halted', halted, haltedInsertSql);
+    stageRows('halted', halted, writeHaltedRow, haltedInsertSql);
     return { statements, deltaRows };
   }
 }

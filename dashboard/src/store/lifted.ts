@@ -1,4 +1,3 @@
-import { setKey } from './set-key.js';
 import type { SpanFields } from './span-fields.js';
 
 type Row = Record<string, unknown>;
@@ -32,24 +31,15 @@ const INDEX = new Map<string, number>(LIFTED.map(([key], i) => [key, i]));
 /** The columns `restoreAttributes` reads, for a SELECT list. */
 export const LIFTED_COLUMNS_SQL = `${LIFTED.map(([, column]) => `"${column}"`).join(', ')}, "LiftedAttributes"`;
 
-/** The attributes left for the map, and the mask of those the typed columns reproduce exactly. */
-export function liftAttributes(
-  attributes: Record<string, string>,
-  fields: SpanFields,
-): { rest: Record<string, string>; mask: number } {
-  let mask = 0;
-  for (let i = 0; i < LIFTED.length; i++) {
-    const [key, , field] = LIFTED[i]!;
-    const value = attributes[key];
-    if (value !== undefined && value !== '' && String(fields[field]) === value) mask |= 1 << i;
-  }
-  if (mask === 0) return { rest: attributes, mask };
-  const rest: Record<string, string> = {};
-  for (const key in attributes) {
-    const i = INDEX.get(key);
-    if (i === undefined || (mask & (1 << i)) === 0) setKey(rest, key, attributes[key]!);
-  }
-  return { rest, mask };
+/** The bit of each lifted field in "LiftedAttributes" (`SpanFields.lifted`). */
+export const LIFT_BIT = Object.fromEntries(LIFTED.map(([, , field], i) => [field, 1 << i])) as {
+  readonly [F in (typeof LIFTED)[number][2]]: number;
+};
+
+/** Whether `key` is an attribute that `mask` (`SpanFields.lifted`) takes out of the map. */
+export function isLifted(key: string, mask: number): boolean {
+  const i = INDEX.get(key);
+  return i !== undefined && (mask & (1 << i)) !== 0;
 }
 
 /** The span's attributes as received: the map plus the lifted ones, read back from their columns. */

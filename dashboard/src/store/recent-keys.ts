@@ -1,3 +1,6 @@
+import { nsToMs } from './stage.js';
+import type { SpanRecord } from './types.js';
+
 /** One generation of remembered keys: an open-addressing table of 64-bit key hashes. */
 interface Generation {
   hi: Int32Array;
@@ -38,6 +41,27 @@ function hashKey(traceId: string, spanId: string): void {
   hashLo = fmix(b ^ traceId.length) | (hashHi === 0 ? 1 : 0);
 }
 
+/** The hashed keys and start times (ms) of a batch's spans, computed once for check and add. */
+export interface BatchKeys {
+  hi: Int32Array;
+  lo: Int32Array;
+  startMs: Float64Array;
+}
+
+/** Hashes the (TraceId, SpanId) keys of `spans` and takes their start times, once. */
+export function batchKeys(spans: readonly SpanRecord[]): BatchKeys {
+  const n = spans.length;
+  const keys = { hi: new Int32Array(n), lo: new Int32Array(n), startMs: new Float64Array(n) };
+  for (let i = 0; i < n; i++) {
+    const s = spans[i]!;
+    hashKey(s.traceId, s.spanId);
+    keys.hi[i] = hashHi;
+    keys.lo[i] = hashLo;
+    keys.startMs[i] = nsToMs(s.startTimeUnixNano);
+  }
+  return keys;
+}
+
 /**
  * The (TraceId, SpanId) keys of the spans committed lately, so that the duplicate check asks
  * the database only about spans that may be stored already. It remembers at least the last
@@ -68,12 +92,36 @@ export class RecentSpanKeys {
   surelyNew(traceId: string, spanId: string, startMs: number): boolean {
     if (startMs < this.coveredFromMs) return false;
     hashKey(traceId, spanId);
-    return !this.has(this.current) && (this.previous === undefined || !this.has(this.previous));
+    return this.unseen();
+  }
+
+  /** `surelyNew` of span `i` of a batch, from its `batchKeys`. */
+  surelyNewAt(keys: BatchKeys, i: number): boolean {
+    if (keys.startMs[i]! < this.coveredFromMs) return false;
+    hashHi = keys.hi[i]!;
+    hashLo = keys.lo[i]!;
+    return this.unseen();
   }
 
   /** Remembers a committed span. */
   add(traceId: string, spanId: string, startMs: number): void {
     hashKey(traceId, spanId);
+    this.addHashed(startMs);
+  }
+
+  /** `add` of span `i` of a batch, from its `batchKeys`. */
+  addAt(keys: BatchKeys, i: number): void {
+    hashHi = keys.hi[i]!;
+    hashLo = keys.lo[i]!;
+    this.addHashed(keys.startMs[i]!);
+  }
+
+  private unseen(): boolean {
+    return !this.has(this.current) && (this.previous === undefined || !this.has(this.previous));
+  }
+
+  /** Adds the key in hashHi/hashLo. */
+  private addHashed(startMs: number): void {
     if (this.has(this.current) || (this.previous !== undefined && this.has(this.previous))) return;
     if (this.current.size >= this.capacity) this.rotate();
     const g = this.current;

@@ -1,4 +1,5 @@
 import { INT32_MAX, INT32_MIN } from './column-ranges.js';
+import { LIFT_BIT } from './lifted.js';
 import { nsToMs } from './stage.js';
 import type { LoopAction, SpanRecord } from './types.js';
 
@@ -24,6 +25,8 @@ export interface SpanFields {
   nudgeLevel: number;
   outcome: string;
   errorType: string;
+  /** Bit i: the attribute LIFTED[i] (lifted.ts) is set and its typed field holds it exactly. */
+  lifted: number;
 }
 
 /** Loopguard actions from weakest to strongest; the index is the rank. */
@@ -41,6 +44,11 @@ function int(value: string | undefined): number {
   return n >= INT32_MIN && n <= INT32_MAX ? n : 0;
 }
 
+/** Whether an attribute's text is what its int32 column gives back. */
+function intExact(value: string | undefined, n: number): boolean {
+  return value !== undefined && value !== '' && String(n) === value;
+}
+
 /**
  * Derives the typed fields of a span. A span is a tool call when its gen_ai.operation.name is
  * `execute_tool` or it carries a loopguard.signature; a call without a loopguard.action counts as
@@ -51,53 +59,66 @@ export function deriveFields(span: SpanRecord): SpanFields {
   const operation = a['gen_ai.operation.name'] ?? '';
   const signature = a['loopguard.signature'] ?? '';
   const isCall = operation === 'execute_tool' || signature !== '';
-  let tool = a['gen_ai.tool.name'] ?? '';
+  const rawTool = a['gen_ai.tool.name'];
+  let tool = rawTool ?? '';
   if (tool === '' && span.name.startsWith('execute_tool ')) tool = span.name.slice(13);
   if (tool === '' && signature.includes(':')) tool = signature.slice(0, signature.lastIndexOf(':'));
   const rawAction = a['loopguard.action'] ?? '';
   const rank = actionRank(rawAction);
   const action: LoopAction | '' = rank >= 0 ? (rawAction as LoopAction) : isCall ? 'allow' : '';
   const conversationId = a['gen_ai.conversation.id'] ?? '';
+  const agentName = a['gen_ai.agent.name'] ?? '';
+  const toolCallId = a['gen_ai.tool.call.id'] ?? '';
+  const toolArgs = a['gen_ai.tool.call.arguments'] ?? '';
+  const argsHash = a['loopguard.args_hash'] ?? '';
+  const rawScope = a['loopguard.scope'];
+  const axis = a['loopguard.axis'] ?? '';
+  const rawStreak = a['loopguard.streak'];
+  const rawCount = a['loopguard.count'];
+  const rawLevel = a['loopguard.nudge.level'];
+  const streak = int(rawStreak);
+  const count = int(rawCount);
+  const nudgeLevel = int(rawLevel);
+  const outcome = a['loopguard.outcome'] ?? '';
+  const errorType = a['error.type'] ?? '';
+  // a field copied from its attribute holds it exactly when the attribute is set and not empty
+  let lifted = 0;
+  if (operation !== '') lifted |= LIFT_BIT.operation;
+  if (rawTool !== undefined && rawTool !== '') lifted |= LIFT_BIT.tool;
+  if (conversationId !== '') lifted |= LIFT_BIT.conversationId;
+  if (agentName !== '') lifted |= LIFT_BIT.agentName;
+  if (toolCallId !== '') lifted |= LIFT_BIT.toolCallId;
+  if (toolArgs !== '') lifted |= LIFT_BIT.toolArgs;
+  if (signature !== '') lifted |= LIFT_BIT.signature;
+  if (argsHash !== '') lifted |= LIFT_BIT.argsHash;
+  if (rawScope !== undefined && rawScope !== '') lifted |= LIFT_BIT.scope;
+  if (rank >= 0) lifted |= LIFT_BIT.action;
+  if (axis !== '') lifted |= LIFT_BIT.axis;
+  if (intExact(rawStreak, streak)) lifted |= LIFT_BIT.streak;
+  if (intExact(rawCount, count)) lifted |= LIFT_BIT.count;
+  if (intExact(rawLevel, nudgeLevel)) lifted |= LIFT_BIT.nudgeLevel;
+  if (outcome !== '') lifted |= LIFT_BIT.outcome;
+  if (errorType !== '') lifted |= LIFT_BIT.errorType;
   return {
     startMs: nsToMs(span.startTimeUnixNano),
     isCall,
     tool,
     operation,
     conversationId,
-    agentName: a['gen_ai.agent.name'] ?? '',
-    toolCallId: a['gen_ai.tool.call.id'] ?? '',
-    toolArgs: a['gen_ai.tool.call.arguments'] ?? '',
+    agentName,
+    toolCallId,
+    toolArgs,
     signature,
-    argsHash: a['loopguard.args_hash'] ?? '',
-    scope: a['loopguard.scope'] ?? conversationId,
+    argsHash,
+    scope: rawScope ?? conversationId,
     action,
     actionRank: Math.max(rank, 0),
-    axis: a['loopguard.axis'] ?? '',
-    streak: int(a['loopguard.streak']),
-    count: int(a['loopguard.count']),
-    nudgeLevel: int(a['loopguard.nudge.level']),
-    outcome: a['loopguard.outcome'] ?? '',
-    errorType: a['error.type'] ?? '',
+    axis,
+    streak,
+    count,
+    nudgeLevel,
+    outcome,
+    errorType,
+    lifted,
   };
-}
-
-/** The findings of a call: one per loopguard.* event, else the span-level action and axis. */
-export function findingsOf(
-  span: SpanRecord,
-  fields: SpanFields,
-): { axis: string; action: LoopAction }[] {
-  const out: { axis: string; action: LoopAction }[] = [];
-  for (const event of span.events) {
-    if (!event.name.startsWith('loopguard.')) continue;
-    const action = event.name.slice(10);
-    if (actionRank(action) <= 0) continue;
-    out.push({
-      axis: event.attributes['loopguard.axis'] ?? fields.axis,
-      action: action as LoopAction,
-    });
-  }
-  if (out.length === 0 && fields.actionRank > 0 && fields.action !== '') {
-    out.push({ axis: fields.axis, action: fields.action });
-  }
-  return out;
 }

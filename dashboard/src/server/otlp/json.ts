@@ -12,25 +12,35 @@ import {
 
 type Obj = Record<string, unknown>;
 
+// A failure names the field's path in the request (`resourceSpans[0].scopeSpans[0].spans[2].name`).
+// The helpers take the path in pieces, a base, an index (none when negative) and a tail, and join
+// them only to report a failure: building every field's path up front cost more than decoding.
+
+/** The path `${base}[${i}]${tail}`, without the index when `i` is negative. */
+function where(base: string, i: number, tail: string): string {
+  return i < 0 ? base + tail : `${base}[${i}]${tail}`;
+}
+
 function fail(path: string, what: string): never {
   throw new OtlpFormatError(`${path}: ${what}`);
 }
 
-function obj(value: unknown, path: string): Obj {
+function obj(value: unknown, base: string, i = -1, tail = ''): Obj {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) fail(path, 'expected an object');
+  if (typeof value !== 'object' || Array.isArray(value))
+    fail(where(base, i, tail), 'expected an object');
   return value as Obj;
 }
 
-function arr(value: unknown, path: string): unknown[] {
+function arr(value: unknown, base: string, tail = ''): unknown[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) fail(path, 'expected an array');
+  if (!Array.isArray(value)) fail(base + tail, 'expected an array');
   return value;
 }
 
-function str(value: unknown, path: string): string {
+function str(value: unknown, base: string, i = -1, tail = ''): string {
   if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') fail(path, 'expected a string');
+  if (typeof value !== 'string') fail(where(base, i, tail), 'expected a string');
   // a lone surrogate is valid JSON (an exporter cut an emoji in two) but no store takes it
   return value.isWellFormed() ? value : value.toWellFormed();
 }
@@ -40,29 +50,35 @@ function field(o: Obj, camel: string, snake?: string): unknown {
   return o[camel] ?? (snake ? o[snake] : undefined);
 }
 
-function uint64(value: unknown, path: string): bigint {
+function uint64(value: unknown, base: string, tail: string): bigint {
   if (value === undefined || value === null) return 0n;
   const n = parseInteger(value);
   if (n === undefined || n < 0n)
-    fail(path, 'expected an unsigned integer (number or decimal string)');
+    fail(base + tail, 'expected an unsigned integer (number or decimal string)');
   return n;
 }
 
-function enumValue(value: unknown, names: string[], prefix: string, path: string): string {
+function enumValue(
+  value: unknown,
+  names: string[],
+  prefix: string,
+  base: string,
+  tail: string,
+): string {
   if (value === undefined || value === null) return names[0]!;
   if (typeof value === 'number' && Number.isInteger(value)) return names[value] ?? names[0]!;
   if (typeof value === 'string') {
     const i = names.findIndex((n) => `${prefix}${n.toUpperCase()}` === value);
     if (i >= 0) return names[i]!;
   }
-  return fail(path, 'expected an enum number');
+  return fail(base + tail, 'expected an enum number');
 }
 
 const HEX_RE = /^[0-9a-fA-F]*$/;
 
-function hexId(value: unknown, path: string): string {
-  const s = str(value, path);
-  if (!HEX_RE.test(s)) fail(path, 'expected a hex-encoded id');
+function hexId(value: unknown, base: string, tail: string): string {
+  const s = str(value, base, -1, tail);
+  if (!HEX_RE.test(s)) fail(base + tail, 'expected a hex-encoded id');
   return s.toLowerCase();
 }
 
@@ -74,46 +90,67 @@ const VALUE_FIELDS = new Map<string, string>(
   ]),
 );
 
-function anyValue(value: unknown, path: string, depth: number): unknown {
-  if (depth > 32) fail(path, 'values nested too deeply');
-  const v = obj(value, path);
+/** An AnyValue found at `where(base, i, tail)`. */
+function anyValue(value: unknown, base: string, i: number, tail: string, depth: number): unknown {
+  if (depth > 32) fail(where(base, i, tail), 'values nested too deeply');
+  const v = obj(value, base, i, tail);
   for (const name in v) {
     const kind = VALUE_FIELDS.get(name);
-    if (kind !== undefined) return kindValue(kind, v[name], `${path}.${name}`, depth);
+    if (kind !== undefined) return kindValue(kind, v[name], base, i, tail, name, depth);
   }
   return '';
 }
 
-/** The value of the AnyValue field `kind` (its lowerCamelCase name), found at `path`. */
-function kindValue(kind: string, x: unknown, path: string, depth: number): unknown {
+function kindPath(base: string, i: number, tail: string, name: string): string {
+  return `${where(base, i, tail)}.${name}`;
+}
+
+/** The value of the AnyValue field `kind` (its lowerCamelCase name), found at `${where(...)}.${name}`. */
+function kindValue(
+  kind: string,
+  x: unknown,
+  base: string,
+  i: number,
+  tail: string,
+  name: string,
+  depth: number,
+): unknown {
   switch (kind) {
     case 'stringValue':
     case 'bytesValue':
-      return str(x, path);
+      if (x !== undefined && x !== null && typeof x !== 'string')
+        fail(kindPath(base, i, tail, name), 'expected a string');
+      return str(x, '');
     case 'boolValue':
-      if (typeof x !== 'boolean') fail(path, 'expected a boolean');
+      if (typeof x !== 'boolean') fail(kindPath(base, i, tail, name), 'expected a boolean');
       return x;
     case 'intValue': {
-      const i = parseInteger(x);
-      if (i === undefined) fail(path, 'expected an integer (number or decimal string)');
-      return i;
+      const n = parseInteger(x);
+      if (n === undefined)
+        fail(kindPath(base, i, tail, name), 'expected an integer (number or decimal string)');
+      return n;
     }
     case 'doubleValue': {
       const d = parseDouble(x);
-      if (d === undefined) fail(path, 'expected a number');
+      if (d === undefined) fail(kindPath(base, i, tail, name), 'expected a number');
       return d;
     }
     case 'arrayValue': {
-      const values = arr(obj(x, path).values, `${path}.values`);
-      return values.map((item, i) => anyValue(item, `${path}.values[${i}]`, depth + 1));
+      const at = kindPath(base, i, tail, name);
+      const values = arr(obj(x, at).values, at, '.values');
+      return values.map((item, j) => anyValue(item, `${at}.values`, j, '', depth + 1));
     }
     default: {
-      const values = arr(obj(x, path).values, `${path}.values`);
+      const at = kindPath(base, i, tail, name);
+      const values = arr(obj(x, at).values, at, '.values');
       const out: Record<string, unknown> = {};
-      values.forEach((kv, i) => {
-        const p = `${path}.values[${i}]`;
-        const o = obj(kv, p);
-        setKey(out, str(o.key, `${p}.key`), anyValue(o.value, `${p}.value`, depth + 1));
+      values.forEach((kv, j) => {
+        const o = obj(kv, `${at}.values`, j);
+        setKey(
+          out,
+          str(o.key, `${at}.values`, j, '.key'),
+          anyValue(o.value, `${at}.values`, j, '.value', depth + 1),
+        );
       });
       return out;
     }
@@ -145,13 +182,16 @@ function jsonText(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function attributes(value: unknown, path: string): Record<string, string> {
+function attributes(value: unknown, base: string, tail: string): Record<string, string> {
   const out: Record<string, string> = {};
-  arr(value, path).forEach((kv, i) => {
-    const o = obj(kv, `${path}[${i}]`);
-    const key = str(o.key, `${path}[${i}].key`);
-    setKey(out, key, valueString(anyValue(o.value, `${path}[${i}].value`, 0)));
-  });
+  const list = arr(value, base, tail);
+  if (list.length === 0) return out;
+  const at = base + tail;
+  for (let i = 0; i < list.length; i++) {
+    const o = obj(list[i], at, i);
+    const key = str(o.key, at, i, '.key');
+    setKey(out, key, valueString(anyValue(o.value, at, i, '.value', 0)));
+  }
   return out;
 }
 
@@ -163,69 +203,74 @@ export function decodeJsonRequest(body: unknown): DecodedSpans {
     const rp = `resourceSpans[${r}]`;
     const rs = obj(rsRaw, rp);
     const resourceAttributes = attributes(
-      obj(rs.resource, `${rp}.resource`).attributes,
-      `${rp}.resource.attributes`,
+      obj(rs.resource, rp, -1, '.resource').attributes,
+      rp,
+      '.resource.attributes',
     );
     const serviceName = resourceAttributes['service.name'] ?? '';
-    arr(field(rs, 'scopeSpans', 'scope_spans'), `${rp}.scopeSpans`).forEach((ssRaw, s) => {
+    arr(field(rs, 'scopeSpans', 'scope_spans'), rp, '.scopeSpans').forEach((ssRaw, s) => {
       const sp = `${rp}.scopeSpans[${s}]`;
       const ss = obj(ssRaw, sp);
-      const scope = obj(ss.scope, `${sp}.scope`);
-      const scopeName = str(scope.name, `${sp}.scope.name`);
-      const scopeVersion = str(scope.version, `${sp}.scope.version`);
-      arr(ss.spans, `${sp}.spans`).forEach((spanRaw, k) => {
+      const scope = obj(ss.scope, sp, -1, '.scope');
+      const scopeName = str(scope.name, sp, -1, '.scope.name');
+      const scopeVersion = str(scope.version, sp, -1, '.scope.version');
+      const spans = arr(ss.spans, sp, '.spans');
+      for (let k = 0; k < spans.length; k++) {
         const p = `${sp}.spans[${k}]`;
-        const o = obj(spanRaw, p);
+        const o = obj(spans[k], p);
         const start = uint64(
           field(o, 'startTimeUnixNano', 'start_time_unix_nano'),
-          `${p}.startTimeUnixNano`,
+          p,
+          '.startTimeUnixNano',
         );
         const end = uint64(
           field(o, 'endTimeUnixNano', 'end_time_unix_nano'),
-          `${p}.endTimeUnixNano`,
+          p,
+          '.endTimeUnixNano',
         );
-        const status = obj(o.status, `${p}.status`);
+        const status = obj(o.status, p, -1, '.status');
         const span: SpanRecord = {
-          traceId: hexId(field(o, 'traceId', 'trace_id'), `${p}.traceId`),
-          spanId: hexId(field(o, 'spanId', 'span_id'), `${p}.spanId`),
-          parentSpanId: hexId(field(o, 'parentSpanId', 'parent_span_id'), `${p}.parentSpanId`),
-          traceState: str(field(o, 'traceState', 'trace_state'), `${p}.traceState`),
-          name: str(o.name, `${p}.name`),
-          kind: enumValue(o.kind, SPAN_KINDS, 'SPAN_KIND_', `${p}.kind`),
+          traceId: hexId(field(o, 'traceId', 'trace_id'), p, '.traceId'),
+          spanId: hexId(field(o, 'spanId', 'span_id'), p, '.spanId'),
+          parentSpanId: hexId(field(o, 'parentSpanId', 'parent_span_id'), p, '.parentSpanId'),
+          traceState: str(field(o, 'traceState', 'trace_state'), p, -1, '.traceState'),
+          name: str(o.name, p, -1, '.name'),
+          kind: enumValue(o.kind, SPAN_KINDS, 'SPAN_KIND_', p, '.kind'),
           serviceName,
           scopeName,
           scopeVersion,
           startTimeUnixNano: start,
           durationNs: end > start ? end - start : 0n,
-          statusCode: enumValue(status.code, STATUS_CODES, 'STATUS_CODE_', `${p}.status.code`),
-          statusMessage: str(status.message, `${p}.status.message`),
-          attributes: attributes(o.attributes, `${p}.attributes`),
+          statusCode: enumValue(status.code, STATUS_CODES, 'STATUS_CODE_', p, '.status.code'),
+          statusMessage: str(status.message, p, -1, '.status.message'),
+          attributes: attributes(o.attributes, p, '.attributes'),
           resourceAttributes,
-          events: arr(o.events, `${p}.events`).map((eRaw, e) => {
+          events: arr(o.events, p, '.events').map((eRaw, e) => {
             const ep = `${p}.events[${e}]`;
             const ev = obj(eRaw, ep);
             return {
               timeUnixNano: uint64(
                 field(ev, 'timeUnixNano', 'time_unix_nano'),
-                `${ep}.timeUnixNano`,
+                ep,
+                '.timeUnixNano',
               ),
-              name: str(ev.name, `${ep}.name`),
-              attributes: attributes(ev.attributes, `${ep}.attributes`),
+              name: str(ev.name, ep, -1, '.name'),
+              attributes: attributes(ev.attributes, ep, '.attributes'),
             };
           }),
-          links: arr(o.links, `${p}.links`).map((lRaw, l) => {
+          links: arr(o.links, p, '.links').map((lRaw, l) => {
             const lp = `${p}.links[${l}]`;
             const ln = obj(lRaw, lp);
             return {
-              traceId: hexId(field(ln, 'traceId', 'trace_id'), `${lp}.traceId`),
-              spanId: hexId(field(ln, 'spanId', 'span_id'), `${lp}.spanId`),
-              traceState: str(field(ln, 'traceState', 'trace_state'), `${lp}.traceState`),
-              attributes: attributes(ln.attributes, `${lp}.attributes`),
+              traceId: hexId(field(ln, 'traceId', 'trace_id'), lp, '.traceId'),
+              spanId: hexId(field(ln, 'spanId', 'span_id'), lp, '.spanId'),
+              traceState: str(field(ln, 'traceState', 'trace_state'), lp, -1, '.traceState'),
+              attributes: attributes(ln.attributes, lp, '.attributes'),
             };
           }),
         };
         accept(out, span);
-      });
+      }
     });
   });
   return out;

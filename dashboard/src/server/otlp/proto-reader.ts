@@ -11,6 +11,9 @@ export const WIRE = { VARINT: 0, I64: 1, LEN: 2, I32: 5 } as const;
 const INTERN_SLOTS = 4096;
 const INTERN_MAX = 64;
 const interned: (string | undefined)[] = new Array(INTERN_SLOTS);
+// the bytes of each slot's string, compared four at a time with the bytes being decoded
+const internedBytes = new Uint8Array(INTERN_SLOTS * INTERN_MAX);
+const internedView = new DataView(internedBytes.buffer);
 
 /** A bounds-checked cursor over protobuf wire data. After `next()`, `wire` holds the wire type. */
 export class ProtoReader {
@@ -119,27 +122,39 @@ export class ProtoReader {
     const length = stop - start;
     if (length === 0) return '';
     if (length > INTERN_MAX) return this.utf8(start, stop);
-    const buf = this.buf;
+    // hash four bytes at a time, and OR them together to see whether any is not ASCII
+    const view = this.view;
     let h = length;
-    for (let i = start; i < stop; i++) {
+    let bits = 0;
+    let i = start;
+    for (const last = stop - 4; i <= last; i += 4) {
+      const w = view.getInt32(i, true);
+      bits |= w;
+      h = Math.imul(h ^ w, 0x01000193);
+    }
+    const buf = this.buf;
+    for (; i < stop; i++) {
       const b = buf[i]!;
-      if (b >= 0x80) return this.utf8(start, stop);
+      bits |= b;
       h = Math.imul(h ^ b, 0x01000193);
     }
-    const slot = (h ^ (h >>> 15)) & (INTERN_SLOTS - 1);
+    if ((bits & 0x80808080) !== 0) return this.utf8(start, stop);
+    h ^= h >>> 15;
+    const slot = (h ^ (h >>> 7)) & (INTERN_SLOTS - 1);
     const cached = interned[slot];
+    const base = slot * INTERN_MAX;
     if (cached !== undefined && cached.length === length) {
-      let same = true;
-      for (let i = 0; i < length; i++) {
-        if (cached.charCodeAt(i) !== buf[start + i]) {
-          same = false;
-          break;
-        }
+      let j = 0;
+      for (const last = length - 4; j <= last; j += 4)
+        if (internedView.getInt32(base + j, true) !== view.getInt32(start + j, true)) break;
+      if (j > length - 4) {
+        while (j < length && internedBytes[base + j] === buf[start + j]) j++;
+        if (j === length) return cached;
       }
-      if (same) return cached;
     }
     const text = buf.toString('latin1', start, stop);
     interned[slot] = text;
+    for (let j = 0; j < length; j++) internedBytes[base + j] = buf[start + j]!;
     return text;
   }
 

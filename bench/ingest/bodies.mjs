@@ -1,0 +1,73 @@
+// The OTLP request bodies of the ingest benchmark, built with the OpenTelemetry SDK and its own
+// serializers (as an exporter builds them): tool-call spans with loopguard's attributes.
+import { createRequire } from 'node:module';
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+
+const require = createRequire(
+  createRequire(import.meta.url).resolve('@opentelemetry/exporter-trace-otlp-proto'),
+);
+const { ProtobufTraceSerializer, JsonTraceSerializer } = require('@opentelemetry/otlp-transformer');
+
+/** The Content-Type of an encoding ('json' or 'protobuf'). */
+export const contentTypeOf = (encoding) =>
+  encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json';
+
+/**
+ * `count` ExportTraceServiceRequest bodies of `size` spans each, every one with spans of its own
+ * (new ids): the DuckDB store skips spans it already holds, so re-sent bodies would measure that
+ * check, not ingest.
+ */
+export async function buildBodies(encoding, count, size) {
+  const serializer = encoding === 'protobuf' ? ProtobufTraceSerializer : JsonTraceSerializer;
+  const bodies = [];
+  for (let b = 0; b < count; b++) {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': `load-${b % 4}` }),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const tracer = provider.getTracer('@loopguard/otel', '0.1.0');
+    for (let i = 0; i < size; i++) {
+      const streak = (i % 10) + 1;
+      const action =
+        streak === 3 || streak === 5 || streak === 8 ? 'nudge' : streak >= 9 ? 'warn' : 'allow';
+      const span = tracer.startSpan(
+        `execute_tool tool_${i % 7}`,
+        {
+          attributes: {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': `tool_${i % 7}`,
+            'gen_ai.conversation.id': `conv-${b}-${Math.floor(i / 50)}`,
+            'loopguard.signature': `tool_${i % 7}:${(i % 97).toString(16).padStart(16, '0')}`,
+            'loopguard.args_hash': 'ab'.repeat(32),
+            'loopguard.scope': `scope-${b}-${Math.floor(i / 50)}`,
+            'loopguard.streak': streak,
+            'loopguard.count': streak,
+            'loopguard.action': action,
+            'loopguard.outcome': 'ok',
+            ...(action === 'allow'
+              ? {}
+              : { 'loopguard.axis': action === 'nudge' ? 'streak' : 'repetition' }),
+          },
+        },
+        ROOT_CONTEXT,
+      );
+      if (action !== 'allow')
+        span.addEvent(`loopguard.${action}`, {
+          'loopguard.axis': 'streak',
+          'loopguard.count': streak,
+        });
+      span.end();
+    }
+    await provider.forceFlush();
+    bodies.push(serializer.serializeRequest(exporter.getFinishedSpans()));
+    await provider.shutdown();
+  }
+  return bodies;
+}
