@@ -10,18 +10,14 @@ type Piece = string | typeof OMIT;
 
 const TOO_DEEP_TEXT = `"${TOO_DEEP}"`;
 
-/** Whether a string needs JSON escaping (control characters, `"`, `\`, surrogates). */
-function needsEscape(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return true;
-  }
-  return false;
-}
-
 /** JSON text of a string: most strings need no escaping, and quoting them beats JSON.stringify. */
 function quote(text: string): string {
-  return needsEscape(text) ? JSON.stringify(text) : `"${text}"`;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff))
+      return JSON.stringify(text);
+  }
+  return `"${text}"`;
 }
 
 const KEY_PREFIXES_MAX = 1024;
