@@ -9,10 +9,13 @@
  */
 
 import { dropOldest } from './drop-oldest.js';
+import { fingerprintAt } from './signature-table.js';
 
 /** A computed args hash with the signature strings last built from it. */
 export interface Digest {
   readonly hash: string;
+  /** The fingerprint of its signatures in a scope's table (`fingerprintAt(hash, 0)`). */
+  readonly print: number;
   toolA: string | undefined;
   signatureA: string;
   toolB: string | undefined;
@@ -225,7 +228,14 @@ function inheritedToJson(): boolean {
 
 /** A new digest of an args hash, without signatures yet. */
 export function newDigest(hash: string): Digest {
-  return { hash, toolA: undefined, signatureA: '', toolB: undefined, signatureB: '' };
+  return {
+    hash,
+    print: fingerprintAt(hash, 0),
+    toolA: undefined,
+    signatureA: '',
+    toolB: undefined,
+    signatureB: '',
+  };
 }
 
 /**

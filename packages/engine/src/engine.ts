@@ -121,8 +121,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (scope.stopped) return refusalAfterHalt(scope.stopped);
     const tool = toolName(call);
     const policy = policyOf(tool);
-    const signature = digestSignature(tool, argsDigest(call.args, policy.ignoreArgs));
-    const sig = knownSignature(scope, signature);
+    const digest = argsDigest(call.args, policy.ignoreArgs);
+    const signature = digestSignature(tool, digest);
+    const sig = knownSignature(scope, signature, digest.print);
     if (sig === undefined) return undefined;
     return stopBefore(scope, policy, context(scope, tool, signature, policy, sig, 0, sig.calls));
   };
@@ -135,7 +136,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const digest = argsDigest(call.args, policy.ignoreArgs);
     const hash = digest.hash;
     const signature = digestSignature(tool, digest);
-    const sig = signatureState(scope, signature);
+    const sig = signatureState(scope, signature, digest.print);
     countAttempt(scope, sig);
     const ctx = context(scope, tool, signature, policy, sig, scope.streak, sig.calls);
     const stop = stopBefore(scope, policy, ctx);
@@ -164,6 +165,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const policy = policyOf(tool);
     let hash: string;
     let signature: string;
+    let print = 0;
     let sig: SignatureState;
     let streak: number;
     let count: number;
@@ -179,8 +181,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     } else {
       const digest = argsDigest(call.args, policy.ignoreArgs);
       hash = digest.hash;
+      print = digest.print;
       signature = digestSignature(tool, digest);
-      forgotten = (knownSignature(scope, signature)?.untracked ?? 0) > 0;
+      forgotten = (knownSignature(scope, signature, print)?.untracked ?? 0) > 0;
       if (!forgotten) pending = takeInFlight(scope, undefined, undefined, signature);
     }
     if (pending !== undefined) {
@@ -188,7 +191,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       streak = pending.streak;
       count = pending.count;
     } else {
-      sig = signatureState(scope, signature);
+      // no call in flight: the digest was computed above, and `print` with it
+      sig = signatureState(scope, signature, print);
       if (forgotten) sig.untracked -= 1;
       else countAttempt(scope, sig);
       streak = forgotten && scope.streakState !== sig ? 1 : scope.streak;

@@ -1,3 +1,11 @@
+import {
+  newTable,
+  type SignatureTable,
+  signatureFingerprint,
+  tableAdd,
+  tableGet,
+  tableValues,
+} from './signature-table.js';
 import type { AxisThresholds, Finding, ToolKind } from './types.js';
 
 /** What the engine remembers about one signature within a scope. */
@@ -63,9 +71,11 @@ export interface ScopeState {
   /** Further calls in flight (parallel calls), oldest first; see in-flight.ts. */
   morePending: PendingCall[] | undefined;
   /** Signatures used lately (see `signatureState`). */
-  signatures: Map<string, SignatureState>;
+  signatures: SignatureTable;
+  /** How many signatures `signatures` holds. */
+  signatureCount: number;
   /** The generation before `signatures`, forgotten when `signatures` fills up again. */
-  olderSignatures: Map<string, SignatureState> | undefined;
+  olderSignatures: SignatureTable | undefined;
   toolFailures: Map<string, number>;
   /** Recent calls for cycle detection, oldest first. */
   history: CycleEntry[];
@@ -108,7 +118,8 @@ export interface CallContext {
 
 /**
  * Signatures per generation: a scope remembers the 2 048 to 4 096 it used most recently. Dropping
- * a whole Map costs nothing, where deleting its oldest keys made V8 rehash it again and again.
+ * a whole table costs nothing, where deleting the oldest keys of a Map made V8 rehash it again and
+ * again.
  */
 const SIGNATURE_GENERATION = 2048;
 
@@ -124,7 +135,8 @@ export function newScope(): ScopeState {
     runBefore: NO_RUN,
     pending: undefined,
     morePending: undefined,
-    signatures: new Map(),
+    signatures: newTable(),
+    signatureCount: 0,
     olderSignatures: undefined,
     toolFailures: new Map(),
     history: [],
@@ -136,17 +148,20 @@ export function newScope(): ScopeState {
 }
 
 /**
- * The state of `signature` in `scope`, created on first use. A signature found in the older
- * generation moves to the current one; when the current one is full it becomes the older one and
- * the signatures of the generation before are forgotten.
+ * The state of `signature` in `scope`, created on first use; `print` is its fingerprint (from
+ * the args hash, `fingerprintAt(hash, 0)`, when the caller has it). A signature found in the older
+ * generation is added to the current one; when the current one is full it becomes the older one
+ * and the signatures of the generation before are forgotten.
  */
-export function signatureState(scope: ScopeState, signature: string): SignatureState {
-  let sig = scope.signatures.get(signature);
+export function signatureState(
+  scope: ScopeState,
+  signature: string,
+  print = signatureFingerprint(signature),
+): SignatureState {
+  let sig = tableGet<SignatureState>(scope.signatures, signature, print);
   if (sig !== undefined) return sig;
   const older = scope.olderSignatures;
-  sig = older?.get(signature);
-  if (sig !== undefined) older?.delete(signature);
-  sig ??= {
+  sig = (older && tableGet<SignatureState>(older, signature, print)) ?? {
     calls: 0,
     successes: 0,
     exactFailures: 0,
@@ -155,21 +170,37 @@ export function signatureState(scope: ScopeState, signature: string): SignatureS
     pollRun: 0,
     untracked: 0,
   };
-  if (scope.signatures.size >= SIGNATURE_GENERATION) {
+  if (scope.signatureCount >= SIGNATURE_GENERATION) {
+    // the generation forgotten now holds the next one: same capacity, nothing allocated
+    const forgotten = scope.olderSignatures;
     scope.olderSignatures = scope.signatures;
-    scope.signatures = new Map();
+    scope.signatures = forgotten?.fill(undefined) ?? newTable();
+    scope.signatureCount = 0;
   }
-  scope.signatures.set(signature, sig);
+  scope.signatures = tableAdd(scope.signatures, scope.signatureCount, signature, print, sig);
+  scope.signatureCount += 1;
   return sig;
 }
 
 /** The state of `signature` in `scope` if the scope remembers it (nothing is created or moved). */
-export function knownSignature(scope: ScopeState, signature: string): SignatureState | undefined {
-  return scope.signatures.get(signature) ?? scope.olderSignatures?.get(signature);
+export function knownSignature(
+  scope: ScopeState,
+  signature: string,
+  print = signatureFingerprint(signature),
+): SignatureState | undefined {
+  const older = scope.olderSignatures;
+  return (
+    tableGet<SignatureState>(scope.signatures, signature, print) ??
+    (older && tableGet<SignatureState>(older, signature, print))
+  );
 }
 
-/** Every signature a scope remembers. */
+/**
+ * Every signature a scope remembers; one moved from the older generation to the current one may
+ * come twice.
+ */
 export function* rememberedSignatures(scope: ScopeState): Iterable<SignatureState> {
-  yield* scope.signatures.values();
-  if (scope.olderSignatures !== undefined) yield* scope.olderSignatures.values();
+  yield* tableValues<SignatureState>(scope.signatures);
+  if (scope.olderSignatures !== undefined)
+    yield* tableValues<SignatureState>(scope.olderSignatures);
 }
