@@ -213,7 +213,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const ctx = context(scope, tool, signature, policy, sig, streak, count);
     // Collected in one array per engine, then copied at their exact size into the decision.
     const findings = found;
-    findings.length = 0;
+    // setting an array's length is a builtin call even when it is 0 already
+    if (findings.length !== 0) findings.length = 0;
     let finding: Finding | undefined;
     if (nudgeAt !== undefined) {
       finding = streakFinding(tool, streak, nudgeAt);
