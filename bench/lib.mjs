@@ -9,11 +9,14 @@ export function measure(fns, { iterations = 100_000, rounds = 9, warmup = 2 } = 
   for (let i = 0; i < warmup; i++) for (const fn of fns) fn(iterations);
   const samples = fns.map(() => []);
   for (let r = 0; r < rounds; r++) {
-    fns.forEach((fn, f) => {
+    // in reverse order every other round, so that no function always runs first, or always right
+    // after the same other one (and the garbage it left)
+    const order = r % 2 === 0 ? fns.keys() : [...fns.keys()].reverse();
+    for (const f of order) {
       const start = process.hrtime.bigint();
-      fn(iterations);
+      fns[f](iterations);
       samples[f].push(Number(process.hrtime.bigint() - start) / iterations);
-    });
+    }
   }
   return samples.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]);
 }
