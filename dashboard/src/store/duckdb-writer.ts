@@ -13,7 +13,7 @@ import {
 import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.js';
 import { foldTotalsSql } from './duckdb-hotspot-totals.js';
 import { haltedInsertSql, insertFromStageSql } from './duckdb-schema.js';
-import { JsonBytes, type RowWriter } from './json-bytes.js';
+import { JsonBytes, type RowWriter, writeLines } from './json-bytes.js';
 import { batchKeys, type RecentSpanKeys } from './recent-keys.js';
 import { nsToMs, stageSpans } from './stage.js';
 import {
@@ -203,19 +203,12 @@ export class GroupWriter {
     };
     const stageRows = <T>(
       suffix: string,
-      rows: Iterable<T>,
+      rows: readonly T[],
       write: RowWriter<T>,
       sql: (file: string, longestLine: number) => string,
     ) => {
-      out.reset();
-      let longest = 0;
-      for (const row of rows) {
-        if (out.pos > 0) out.byte(0x0a);
-        const start = out.pos;
-        write(out, row);
-        if (out.pos - start > longest) longest = out.pos - start;
-      }
-      if (out.pos > 0) stageFile(suffix, longest, sql);
+      const longest = writeLines(out, rows.length, (i) => write(out, rows[i]!));
+      if (rows.length > 0) stageFile(suffix, longest, sql);
     };
     if (spans.length > 0) stageFile('ndjson', stageSpans(out, spans, fields), insertFromStageSql);
     // rollups and counters as delta rows (plain appends, compacted later), or folded into the main

@@ -139,6 +139,22 @@ export class JsonBytes {
   }
 }
 
+/**
+ * Writes `count` NDJSON lines into `out` (reset first), line `i` by `writeLine(i)`; returns the
+ * longest line's length in bytes (read_json's buffer is sized from it).
+ */
+export function writeLines(out: JsonBytes, count: number, writeLine: (i: number) => void): number {
+  out.reset();
+  let longest = 0;
+  for (let i = 0; i < count; i++) {
+    if (i > 0) out.byte(0x0a);
+    const start = out.pos;
+    writeLine(i);
+    if (out.pos - start > longest) longest = out.pos - start;
+  }
+  return longest;
+}
+
 /** Writes one row of a shape as a JSON object, as JSON.stringify writes such a row. */
 export type RowWriter<T> = (out: JsonBytes, row: T) => void;
 

@@ -122,7 +122,7 @@ export class RecentSpanKeys {
 
   /** Adds the key in hashHi/hashLo. */
   private addHashed(startMs: number): void {
-    if (this.has(this.current) || (this.previous !== undefined && this.has(this.previous))) return;
+    if (!this.unseen()) return;
     if (this.current.size >= this.capacity) this.rotate();
     const g = this.current;
     let i = hashLo & this.mask;

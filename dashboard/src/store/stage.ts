@@ -1,5 +1,5 @@
 import { clampDurationNs, clampTimeNs } from './column-ranges.js';
-import type { JsonBytes } from './json-bytes.js';
+import { type JsonBytes, writeLines } from './json-bytes.js';
 import { isLifted } from './lifted.js';
 import type { SpanFields } from './span-fields.js';
 import type { SpanRecord } from './types.js';
@@ -257,13 +257,5 @@ export function stageSpans(
   spans: readonly SpanRecord[],
   fields: readonly SpanFields[],
 ): number {
-  out.reset();
-  let longest = 0;
-  for (let i = 0; i < spans.length; i++) {
-    if (i > 0) out.byte(0x0a);
-    const start = out.pos;
-    stageSpan(out, spans[i]!, fields[i]!);
-    if (out.pos - start > longest) longest = out.pos - start;
-  }
-  return longest;
+  return writeLines(out, spans.length, (i) => stageSpan(out, spans[i]!, fields[i]!));
 }
