@@ -9,21 +9,15 @@ import {
   AggregationTemporality,
   type DataPoint,
   type Histogram,
-  InMemoryMetricExporter,
-  MeterProvider,
+  type InMemoryMetricExporter,
+  type MeterProvider,
   type MetricData,
-  PeriodicExportingMetricReader,
-  type ResourceMetrics,
+  type PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGuard, type Guard } from '../src/index.js';
-import { useAsyncContext } from './helpers/otel.js';
+import { createTelemetry, metricsByName } from './helpers/otel.js';
 
 // Counter values must survive every way the SDK collects (periodic reader forceFlush, the
 // guard's forceFlush, the provider's shutdown), both temporalities and several providers, and
@@ -44,35 +38,21 @@ interface Setup {
 }
 
 function setup(temporality: AggregationTemporality, engine: EngineOptions | Engine = {}): Setup {
-  useAsyncContext();
-  const spanExporter = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({
-    spanProcessors: [new SimpleSpanProcessor(spanExporter)],
-  });
-  const exporter = new InMemoryMetricExporter(temporality);
-  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
-  const meterProvider = new MeterProvider({ readers: [reader] });
-  stops.push(
-    () => tracerProvider.shutdown(),
-    () => meterProvider.shutdown(),
-  );
+  const { tracerProvider, meterProvider, reader, metricExporter, spans, shutdown } =
+    createTelemetry(temporality);
+  stops.push(shutdown);
   const guard = createGuard({
     tracerProvider,
     meterProvider,
     engine: 'afterCall' in engine ? engine : { ...quiet, ...engine },
     onHalt: 'return',
   });
-  return { guard, meterProvider, reader, exporter, spans: () => spanExporter.getFinishedSpans() };
+  return { guard, meterProvider, reader, exporter: metricExporter, spans };
 }
 
 /** The metric streams of the last export, by name. */
 function lastExport(exporter: InMemoryMetricExporter): Map<string, MetricData> {
-  const all: ResourceMetrics[] = exporter.getMetrics();
-  const out = new Map<string, MetricData>();
-  for (const scope of all.at(-1)?.scopeMetrics ?? []) {
-    for (const metric of scope.metrics) out.set(metric.descriptor.name, metric);
-  }
-  return out;
+  return metricsByName(exporter.getMetrics().slice(-1));
 }
 
 /** Counter values by `tool|action|outcome` (calls) or `tool|axis|action` (decisions), zeros left out. */

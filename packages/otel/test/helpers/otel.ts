@@ -6,6 +6,7 @@ import {
   MeterProvider,
   type MetricData,
   PeriodicExportingMetricReader,
+  type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
 import {
   BasicTracerProvider,
@@ -44,20 +45,36 @@ export function useAsyncContext(): void {
 export interface Telemetry {
   tracerProvider: BasicTracerProvider;
   meterProvider: MeterProvider;
+  /** The meter provider's only reader (exports only when flushed: its interval is an hour). */
+  reader: PeriodicExportingMetricReader;
+  metricExporter: InMemoryMetricExporter;
   spans(): ReadableSpan[];
   /** Collects and returns every metric stream by name. */
   metrics(): Promise<Map<string, MetricData>>;
   shutdown(): Promise<void>;
 }
 
+/** The metric streams of some exports, by name (a later stream of a name wins). */
+export function metricsByName(exports: readonly ResourceMetrics[]): Map<string, MetricData> {
+  const out = new Map<string, MetricData>();
+  for (const resource of exports) {
+    for (const scope of resource.scopeMetrics) {
+      for (const metric of scope.metrics) out.set(metric.descriptor.name, metric);
+    }
+  }
+  return out;
+}
+
 /** BasicTracerProvider + InMemorySpanExporter + SimpleSpanProcessor, MeterProvider + InMemoryMetricExporter. */
-export function createTelemetry(): Telemetry {
+export function createTelemetry(
+  temporality: AggregationTemporality = AggregationTemporality.CUMULATIVE,
+): Telemetry {
   useAsyncContext();
   const spanExporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({
     spanProcessors: [new SimpleSpanProcessor(spanExporter)],
   });
-  const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const metricExporter = new InMemoryMetricExporter(temporality);
   const reader = new PeriodicExportingMetricReader({
     exporter: metricExporter,
     exportIntervalMillis: 3_600_000,
@@ -66,17 +83,13 @@ export function createTelemetry(): Telemetry {
   return {
     tracerProvider,
     meterProvider,
+    reader,
+    metricExporter,
     spans: () => spanExporter.getFinishedSpans(),
     async metrics() {
       metricExporter.reset();
       await reader.forceFlush();
-      const out = new Map<string, MetricData>();
-      for (const resource of metricExporter.getMetrics()) {
-        for (const scope of resource.scopeMetrics) {
-          for (const metric of scope.metrics) out.set(metric.descriptor.name, metric);
-        }
-      }
-      return out;
+      return metricsByName(metricExporter.getMetrics());
     },
     async shutdown() {
       await tracerProvider.shutdown();
