@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uniqueSpans } from '../src/store/duckdb-dedup.js';
+import { uniqueSpans, withoutEarlierRepeats } from '../src/store/duckdb-dedup.js';
 import { batchKeys, RecentSpanKeys } from '../src/store/recent-keys.js';
 import { nsToMs } from '../src/store/stage.js';
 import { hexId, makeToolSpan } from './span-fixtures.js';
@@ -24,6 +24,32 @@ describe('a batch’s duplicate check', () => {
     const many = Array.from({ length: 5000 }, () => makeToolSpan());
     const resent = many.flatMap((s, i) => (i % 10 === 0 ? [s, again(s)] : [s]));
     expect(uniqueSpans(resent, batchKeys(resent)).spans).toEqual(many);
+  });
+
+  it('drops from each batch of a group the spans an earlier batch holds', () => {
+    const spans = Array.from({ length: 3000 }, () => makeToolSpan());
+    const copy = (s: (typeof spans)[number]) => ({ ...s, name: 'the re-sent copy' });
+    const keyed = (list: typeof spans) => ({ spans: list, keys: batchKeys(list) });
+    const first = keyed(spans.slice(0, 1000));
+    const second = keyed(spans.slice(1000, 2000));
+    // the third re-sends every fifth span of the first two (as copies) among spans of its own
+    const third = keyed([
+      ...spans.slice(2000, 2500),
+      ...spans
+        .slice(0, 2000)
+        .filter((_, i) => i % 5 === 0)
+        .map(copy),
+      ...spans.slice(2500),
+    ]);
+    const [a, b, c] = withoutEarlierRepeats([first, second, third]);
+    expect(a).toBe(first);
+    expect(b).toBe(second);
+    expect(c!.spans).toEqual([...spans.slice(2000, 2500), ...spans.slice(2500)]);
+    expect(c!.keys).toEqual(batchKeys(c!.spans));
+    // the same span ids in other traces are other spans
+    const elsewhere = keyed(spans.slice(0, 10).map((s) => ({ ...s, traceId: 'f'.repeat(32) })));
+    expect(withoutEarlierRepeats([first, elsewhere])[1]).toBe(elsewhere);
+    expect(withoutEarlierRepeats([first])[0]).toBe(first);
   });
 
   it('hashes a batch once: the batch methods agree with the ones taking ids', () => {

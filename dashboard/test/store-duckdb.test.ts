@@ -138,6 +138,23 @@ describe('duckdb file store', () => {
     await store.close();
   });
 
+  it('stores a span that a failing insert of the same group also held', async () => {
+    const store = await openDuckDbStore({ path: join(dir, 'shared.duckdb') });
+    const shared = makeToolSpan({ timeMs: T0 });
+    const bad = [shared, makeToolSpan({ timeMs: T0, attributes: { note: 'a\ud800b' } })];
+    const good = [makeToolSpan({ timeMs: T0 }), shared];
+    // the first insert commits alone; the next two wait for it and are grouped
+    const results = await Promise.allSettled([
+      store.insert([makeToolSpan({ timeMs: T0 })]),
+      store.insert(bad),
+      store.insert(good),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await store.trace(shared.traceId)).map((s) => s.spanId)).toEqual([shared.spanId]);
+    expect((await store.summary({ from: T0, to: T0 + 1 })).calls).toBe(3);
+    await store.close();
+  });
+
   it('opens a file written before attributes were lifted into columns or hotspots totalled', async () => {
     const path = join(dir, 'old-schema.duckdb');
     const oldSchema = SCHEMA_SQL.replace(/,\s*"LiftedAttributes" INTEGER NOT NULL DEFAULT 0/, '')

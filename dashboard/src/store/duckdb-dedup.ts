@@ -45,7 +45,15 @@ export function uniqueSpans(
     else kept?.push(i);
   }
   if (kept === undefined) return { spans, keys };
-  const rows = kept;
+  return pickSpans(spans, keys, kept);
+}
+
+/** The spans at `rows` of a batch, with their keys. */
+function pickSpans(
+  spans: SpanRecord[],
+  keys: BatchKeys,
+  rows: readonly number[],
+): { spans: SpanRecord[]; keys: BatchKeys } {
   const hi = new Int32Array(rows.length);
   const lo = new Int32Array(rows.length);
   const startMs = new Float64Array(rows.length);
@@ -55,6 +63,63 @@ export function uniqueSpans(
     startMs[j] = keys.startMs[i]!;
   });
   return { spans: rows.map((i) => spans[i]!), keys: { hi, lo, startMs } };
+}
+
+/** A batch's spans with their keys, as uniqueSpans returns them. */
+export interface KeyedSpans {
+  spans: SpanRecord[];
+  keys: BatchKeys;
+}
+
+/**
+ * For each batch of a group (each with its spans once, as uniqueSpans leaves them), the batch
+ * without the spans an earlier batch of the group holds too, or the batch itself when it has none.
+ */
+export function withoutEarlierRepeats(batches: readonly KeyedSpans[]): KeyedSpans[] {
+  const offsets: number[] = [];
+  let total = 0;
+  for (const b of batches) {
+    offsets.push(total);
+    total += b.spans.length;
+  }
+  const owner = new Int32Array(total);
+  batches.forEach((b, at) => {
+    owner.fill(at, offsets[at]!, offsets[at]! + b.spans.length);
+  });
+  let size = 16;
+  while (size < total * 2) size *= 2;
+  const mask = size - 1;
+  // slot: 1 + the span's place in the group (its batch's offset + its index); 0 when empty
+  const slots = new Int32Array(size);
+  return batches.map((b, at) => {
+    const { spans, keys } = b;
+    const repeats = new Set<number>();
+    for (let i = 0; i < spans.length; i++) {
+      const hi = keys.hi[i]!;
+      const lo = keys.lo[i]!;
+      let slot = (lo ^ Math.imul(hi, 0x9e3779b1)) & mask;
+      for (;;) {
+        const place = slots[slot]! - 1;
+        if (place < 0) {
+          slots[slot] = offsets[at]! + i + 1;
+          break;
+        }
+        const other = batches[owner[place]!]!;
+        const j = place - offsets[owner[place]!]!;
+        if (other.keys.hi[j] === hi && other.keys.lo[j] === lo) {
+          const first = other.spans[j]!;
+          if (first.traceId === spans[i]!.traceId && first.spanId === spans[i]!.spanId) {
+            repeats.add(i);
+            break;
+          }
+        }
+        slot = (slot + 1) & mask;
+      }
+    }
+    if (repeats.size === 0) return b;
+    const kept = [...spans.keys()].filter((i) => !repeats.has(i));
+    return pickSpans(spans, keys, kept);
+  });
 }
 
 /** How far back (ms) the keys of stored spans are loaded into memory when the store opens. */

@@ -40,14 +40,14 @@ export const DELTA_ROWS_SQL = `SELECT ${Object.values(DELTA_TABLES)
   .map((t) => `(SELECT count(*) FROM ${t})`)
   .join(' + ')} AS n`;
 
-/** Staged hourly rollup rows (NDJSON of RollupRow) in the hourly delta's shape, in FROM. */
-export function stagedRollupRows(path: string, longestLine = 0): string {
+/** Staged hourly rollup rows (NDJSON files of RollupRow) in the hourly delta's shape, in FROM. */
+export function stagedRollupRows(files: readonly string[], longestLine = 0): string {
   return `(SELECT hour AS "Hour", service AS "ServiceName", tool AS "ToolName",
     signature AS "Signature", action AS "LoopAction", calls AS "Calls", maxStreak AS "MaxStreak",
     repeatNs AS "RepeatNs", firstMs AS "FirstMs", lastMs AS "LastMs", sampleArgs AS "SampleArgs",
     ${hotspotKeySql('service', 'tool', 'signature')} AS "Key"
   FROM ${stagedJson(
-    path,
+    files,
     longestLine,
     `hour: 'BIGINT', service: 'VARCHAR', tool: 'VARCHAR', signature: 'VARCHAR', action: 'VARCHAR',
     calls: 'BIGINT', maxStreak: 'INTEGER', repeatNs: 'BIGINT', firstMs: 'BIGINT', lastMs: 'BIGINT',
@@ -56,13 +56,13 @@ export function stagedRollupRows(path: string, longestLine = 0): string {
 }
 
 /** Staged session rollup rows (NDJSON of SessionRollupRow) in the session delta's shape. */
-export function stagedSessionRows(path: string, longestLine = 0): string {
+export function stagedSessionRows(files: readonly string[], longestLine = 0): string {
   return `(SELECT hour AS "Hour", scope AS "LoopScope", service AS "ServiceName",
     conversationId AS "ConversationId", calls AS "Calls", maxStreak AS "MaxStreak",
     maxRank AS "MaxRank", nudges AS "Nudges", warns AS "Warns", blocks AS "Blocks",
     startMs AS "StartMs", endMs AS "EndMs"
   FROM ${stagedJson(
-    path,
+    files,
     longestLine,
     `hour: 'BIGINT', scope: 'VARCHAR', service: 'VARCHAR', conversationId: 'VARCHAR',
     calls: 'BIGINT', maxStreak: 'INTEGER', maxRank: 'TINYINT', nudges: 'BIGINT', warns: 'BIGINT',
@@ -71,11 +71,11 @@ export function stagedSessionRows(path: string, longestLine = 0): string {
 }
 
 /** Staged counter increments (NDJSON of CounterRow) in the counter delta's shape. */
-export function stagedCounterRows(path: string, longestLine = 0): string {
+export function stagedCounterRows(files: readonly string[], longestLine = 0): string {
   return `(SELECT m AS "Metric", s AS "Service", t AS "Tool", ax AS "Axis", ac AS "Action",
     r AS "Reason", v AS "Value"
   FROM ${stagedJson(
-    path,
+    files,
     longestLine,
     `m: 'VARCHAR', s: 'VARCHAR', t: 'VARCHAR', ax: 'VARCHAR', ac: 'VARCHAR', r: 'VARCHAR', v: 'BIGINT'`,
   )})`;

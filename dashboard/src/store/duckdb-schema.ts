@@ -159,22 +159,25 @@ export function objectSize(longestLine: number): number {
   return bufferBytes;
 }
 
-/** `read_json` of a staged NDJSON file with `columns` (the path bound as a literal, quotes doubled). */
-export function stagedJson(path: string, longestLine: number, columns: string): string {
-  const file = path.replaceAll("'", "''");
-  return `read_json('${file}', format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {${columns}})`;
+/**
+ * `read_json` of staged NDJSON files with `columns` (the paths bound as literals, quotes doubled);
+ * `longestLine` is the longest line's bytes in any of them.
+ */
+export function stagedJson(files: readonly string[], longestLine: number, columns: string): string {
+  const list = files.map((file) => `'${file.replaceAll("'", "''")}'`).join(', ');
+  return `read_json([${list}], format = 'newline_delimited', maximum_object_size = ${objectSize(longestLine)}, columns = {${columns}})`;
 }
 
 /**
- * `INSERT ... SELECT` from a staged NDJSON file. `longestLine` (bytes) sizes read_json's buffer.
+ * `INSERT ... SELECT` from staged NDJSON files. `longestLine` (bytes) sizes read_json's buffer.
  */
-export function insertFromStageSql(path: string, longestLine = 0): string {
+export function insertFromStageSql(files: readonly string[], longestLine = 0): string {
   const cols = Object.entries(STAGE_COLUMNS)
     .map(([k, v]) => `${k}: '${v.replaceAll("'", "''")}'`)
     .join(', ');
   const order = Object.keys(STAGE_COLUMNS).join(', ');
   const key = `CASE WHEN sig <> '' THEN ${hotspotKeySql('svc', 'tool', 'sig')} END`;
-  return `INSERT INTO otel_traces SELECT ${order}, ${key} FROM ${stagedJson(path, longestLine, cols)}`;
+  return `INSERT INTO otel_traces SELECT ${order}, ${key} FROM ${stagedJson(files, longestLine, cols)}`;
 }
 
 /** The largest BIGINT, as SQL: sums of durations stop there. */
@@ -197,7 +200,7 @@ export const SESSION_ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_sessions_h
   GROUP BY ALL`;
 
 /** Adds staged halted scopes (NDJSON of `{s: service, scope}`) to loopguard_halted_scopes. */
-export function haltedInsertSql(path: string, longestLine = 0): string {
+export function haltedInsertSql(files: readonly string[], longestLine = 0): string {
   return `INSERT OR IGNORE INTO loopguard_halted_scopes
-  SELECT s, scope FROM ${stagedJson(path, longestLine, "s: 'VARCHAR', scope: 'VARCHAR'")}`;
+  SELECT DISTINCT s, scope FROM ${stagedJson(files, longestLine, "s: 'VARCHAR', scope: 'VARCHAR'")}`;
 }

@@ -1,28 +1,15 @@
-import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { type CounterDeltas, computeDeltas, sumRejected } from './counter-deltas.js';
 import type { Compactor } from './duckdb-compaction.js';
-import { uniqueSpans, unstoredSpans } from './duckdb-dedup.js';
 import {
-  DELTA_TABLES,
-  stagedCounterRows,
-  stagedRollupRows,
-  stagedSessionRows,
-} from './duckdb-deltas.js';
-import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.js';
-import { foldTotalsSql } from './duckdb-hotspot-totals.js';
-import { haltedInsertSql, insertFromStageSql } from './duckdb-schema.js';
-import { JsonBytes, type RowWriter, writeLines } from './json-bytes.js';
+  type KeyedSpans,
+  uniqueSpans,
+  unstoredSpans,
+  withoutEarlierRepeats,
+} from './duckdb-dedup.js';
+import { groupLoad, removeStaged, type StagedFiles, stageInsert } from './duckdb-staging.js';
+import { JsonBytes } from './json-bytes.js';
 import { batchKeys, type RecentSpanKeys } from './recent-keys.js';
-import { nsToMs, stageSpans } from './stage.js';
-import {
-  type CounterRow,
-  writeCounterRow,
-  writeHaltedRow,
-  writeRollupRow,
-  writeSessionRow,
-} from './staged-rows.js';
 import type { SpanRecord } from './types.js';
 
 /** Serialises the statements of one connection. */
@@ -36,20 +23,12 @@ export class Serial {
   }
 }
 
-function counterRows(d: CounterDeltas, rejected: ReadonlyMap<string, number>): CounterRow[] {
-  const rows: CounterRow[] = [];
-  const row = (m: string, s: string, t: string, ax: string, ac: string, r: string, v: number) =>
-    rows.push({ m, s, t, ax, ac, r, v: Math.trunc(v) });
-  row('ingested_spans', '', '', '', '', '', d.ingested);
-  for (const c of d.toolCalls) row('tool_calls', c.service, c.tool, '', c.action, '', c.value);
-  for (const c of d.decisions) row('decisions', c.service, c.tool, c.axis, c.action, '', c.value);
-  for (const [reason, n] of rejected) if (n > 0) row('rejected_spans', '', '', '', '', reason, n);
-  return rows;
-}
-
+/** An insert waiting for the writer, its files staged. */
 interface Pending {
-  spans: SpanRecord[];
+  /** Its spans, each once. */
+  batch: KeyedSpans;
   rejected: ReadonlyMap<string, number>;
+  staged: StagedFiles;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -67,17 +46,11 @@ export interface WriterOptions {
   foldFrom: number;
 }
 
-/** The statements loading a staged batch, and how many delta rows they append. */
-interface Staged {
-  statements: string[];
-  deltaRows: number;
-}
-
 /**
- * Group commit: inserts that arrive while a transaction runs are staged (NDJSON files read by
- * DuckDB's read_json) and committed together in the next one, as one multi-statement query.
- * The next group is staged while the previous one commits; each insert resolves after the
- * transaction holding it committed.
+ * Group commit: each insert is staged as NDJSON files (read by DuckDB's read_json) as soon as it
+ * arrives, while the writer may be busy; the writer then commits every insert waiting for it in
+ * one transaction, as one multi-statement query. Each insert resolves after the transaction
+ * holding it committed.
  */
 export class GroupWriter {
   private readonly queue: Pending[] = [];
@@ -88,10 +61,18 @@ export class GroupWriter {
 
   constructor(private readonly options: WriterOptions) {}
 
-  /** Queues spans and rejection counts; resolves when they are committed. */
+  /** Stages spans and rejection counts; resolves when they are committed. */
   insert(spans: SpanRecord[], rejected: ReadonlyMap<string, number>): Promise<void> {
+    let batch: KeyedSpans;
+    let staged: StagedFiles;
+    try {
+      batch = uniqueSpans(spans, batchKeys(spans));
+      staged = this.stage(batch.spans, rejected);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ spans, rejected, resolve, reject });
+      this.queue.push({ batch, rejected, staged, resolve, reject });
       this.draining ??= this.drain();
     });
   }
@@ -101,155 +82,90 @@ export class GroupWriter {
     while (this.draining) await this.draining;
   }
 
+  private stage(spans: SpanRecord[], rejected: ReadonlyMap<string, number>): StagedFiles {
+    return stageInsert(
+      this.bytes,
+      join(this.options.stageDir, `batch-${this.seq++}`),
+      spans,
+      rejected,
+    );
+  }
+
   private take(): Pending[] {
     const group: Pending[] = [];
     let size = 0;
     const max = this.options.maxBatchSpans;
-    while (this.queue.length && (group.length === 0 || size + this.queue[0]!.spans.length <= max)) {
+    while (
+      this.queue.length &&
+      (group.length === 0 || size + this.queue[0]!.batch.spans.length <= max)
+    ) {
       const p = this.queue.shift()!;
       group.push(p);
-      size += p.spans.length;
+      size += p.batch.spans.length;
     }
     return group;
   }
 
   private async drain(): Promise<void> {
-    let ahead: Promise<void> | undefined;
-    for (;;) {
-      if (this.queue.length === 0) {
-        if (ahead === undefined) break;
-        await ahead;
-        ahead = undefined;
-        continue;
-      }
-      // staged now, while the commit ahead of it still runs in DuckDB's threads
-      const task = this.commitGroup(this.take());
-      if (ahead !== undefined) await ahead;
-      ahead = task;
-    }
+    while (this.queue.length > 0) await this.commitGroup(this.take());
     this.draining = undefined;
   }
 
   private async commitGroup(group: Pending[]): Promise<void> {
     try {
-      if (group.length === 1) await this.commit(group[0]!.spans, group[0]!.rejected);
-      else
-        await this.commit(
-          group.flatMap((p) => p.spans),
-          sumRejected(group.map((p) => p.rejected)),
-        );
+      await this.commit(group);
       for (const p of group) p.resolve();
     } catch (error) {
       if (group.length === 1) group[0]!.reject(error);
-      else
-        for (const p of group) {
-          // retry alone so one bad batch does not fail its neighbours
-          await this.commit(p.spans, p.rejected).then(p.resolve, p.reject);
-        }
+      // retry alone so one bad insert does not fail its neighbours
+      else for (const p of group) await this.commit([p]).then(p.resolve, p.reject);
+    } finally {
+      for (const p of group) removeStaged(p.staged);
     }
   }
 
   /**
-   * Commits the spans not stored yet (an exporter re-sends a request that timed out after it
-   * committed). The batch is staged before it waits for the writer; the check runs on the
-   * writer, after every earlier commit, and restages the batch when it found duplicates.
+   * Commits the spans of a group not stored yet (an exporter re-sends a request that timed out
+   * after it committed). The check runs on the writer, after every earlier commit; an insert
+   * holding a span stored already or held by an earlier insert of the group is staged again
+   * without it, for this commit only (a retry alone starts from the insert as it arrived).
    */
-  private async commit(all: SpanRecord[], rejected: ReadonlyMap<string, number>): Promise<void> {
-    const files: string[] = [];
+  private async commit(group: Pending[]): Promise<void> {
+    const restaged: StagedFiles[] = [];
     try {
-      const { spans, keys } = uniqueSpans(all, batchKeys(all));
-      const staged = this.stage(spans, rejected, files);
       await this.options.writer.run(async (c) => {
-        const fresh = await unstoredSpans(c, spans, this.options.recent, keys);
-        const load = fresh === spans ? staged : this.stage(fresh, rejected, files);
+        const { recent, compactor, foldFrom } = this.options;
+        const batches =
+          group.length > 1 ? withoutEarlierRepeats(group.map((p) => p.batch)) : [group[0]!.batch];
+        const files: StagedFiles[] = [];
+        let spans = 0;
+        for (let k = 0; k < group.length; k++) {
+          const p = group[k]!;
+          let batch = batches[k]!;
+          const fresh = await unstoredSpans(c, batch.spans, recent, batch.keys);
+          if (fresh !== batch.spans) batch = { spans: fresh, keys: batchKeys(fresh) };
+          batches[k] = batch;
+          spans += batch.spans.length;
+          if (batch === p.batch) files.push(p.staged);
+          else {
+            const again = this.stage(batch.spans, p.rejected);
+            restaged.push(again);
+            files.push(again);
+          }
+        }
+        const load = groupLoad(files, spans >= foldFrom);
         try {
           await c.run(`BEGIN TRANSACTION;\n${load.statements.join(';\n')};\nCOMMIT`);
         } catch (error) {
           await c.run('ROLLBACK').catch(() => undefined);
           throw error;
         }
-        const { recent, compactor } = this.options;
-        if (fresh === spans) for (let i = 0; i < spans.length; i++) recent.addAt(keys, i);
-        else for (const s of fresh) recent.add(s.traceId, s.spanId, nsToMs(s.startTimeUnixNano));
+        for (const { keys } of batches)
+          for (let i = 0; i < keys.hi.length; i++) recent.addAt(keys, i);
         compactor.added(load.deltaRows);
       });
     } finally {
-      for (const file of files) rmSync(file, { force: true });
+      for (const s of restaged) removeStaged(s);
     }
-  }
-
-  /** Writes the staging files of a batch; returns the statements that load them. */
-  private stage(
-    spans: SpanRecord[],
-    rejected: ReadonlyMap<string, number>,
-    files: string[],
-  ): Staged {
-    const { fields, deltas } = computeDeltas(spans);
-    const base = join(this.options.stageDir, `batch-${this.seq++}`);
-    const statements: string[] = [];
-    // values go through files, never into SQL text (a NUL would cut the statement short)
-    const out = this.bytes;
-    const stageFile = (
-      suffix: string,
-      longestLine: number,
-      sql: (file: string, longestLine: number) => string,
-    ) => {
-      const file = `${base}.${suffix}`;
-      files.push(file);
-      writeFileSync(file, out.bytes());
-      // read_json's buffer: three times the longest line, as when lines were sized in UTF-16
-      // units (with a buffer just above the longest line, read_json failed on a 17 MiB line)
-      statements.push(sql(file, longestLine * 3));
-    };
-    const stageRows = <T>(
-      suffix: string,
-      rows: readonly T[],
-      write: RowWriter<T>,
-      sql: (file: string, longestLine: number) => string,
-    ) => {
-      const longest = writeLines(out, rows.length, (i) => write(out, rows[i]!));
-      if (rows.length > 0) stageFile(suffix, longest, sql);
-    };
-    if (spans.length > 0) stageFile('ndjson', stageSpans(out, spans, fields), insertFromStageSql);
-    // rollups and counters as delta rows (plain appends, compacted later), or folded into the main
-    // tables at once for a large group, whose upserts cost little per span (compaction would redo them)
-    const direct = spans.length >= this.options.foldFrom;
-    const rows =
-      (
-        delta: string,
-        rowsSql: (file: string, longest: number) => string,
-        ...fold: ((source: string) => string)[]
-      ) =>
-      (file: string, longest: number) => {
-        const source = rowsSql(file, longest);
-        if (direct) return fold.map((f) => f(source)).join(';\n');
-        return `INSERT INTO ${delta} SELECT * FROM ${source}`;
-      };
-    const { loopguard_hotspots_hourly: hourly, loopguard_sessions_hourly: sessions } = DELTA_TABLES;
-    const counters = counterRows(deltas, rejected);
-    stageRows(
-      'rollup',
-      deltas.rollup,
-      writeRollupRow,
-      rows(hourly, stagedRollupRows, foldHourlySql, foldTotalsSql),
-    );
-    stageRows(
-      'sessions',
-      deltas.sessionRollup,
-      writeSessionRow,
-      rows(sessions, stagedSessionRows, foldSessionsSql),
-    );
-    stageRows(
-      'counters',
-      counters,
-      writeCounterRow,
-      rows(DELTA_TABLES.loopguard_counters, stagedCounterRows, foldCountersSql),
-    );
-    const deltaRows = direct
-      ? 0
-      : deltas.rollup.length + deltas.sessionRollup.length + counters.length;
-    const halted = [...deltas.haltedScopes.values()].map((h) => ({ s: h.service, scope: h.scope }));
-    stageRows('halted', halted, writeHaltedRow, haltedInsertSql);
-    return { statements, deltaRows };
   }
 }

@@ -1,0 +1,145 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { type CounterDeltas, computeDeltas } from './counter-deltas.js';
+import {
+  DELTA_TABLES,
+  stagedCounterRows,
+  stagedRollupRows,
+  stagedSessionRows,
+} from './duckdb-deltas.js';
+import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.js';
+import { foldTotalsSql } from './duckdb-hotspot-totals.js';
+import { haltedInsertSql, insertFromStageSql } from './duckdb-schema.js';
+import { type JsonBytes, type RowWriter, writeLines } from './json-bytes.js';
+import { stageSpans } from './stage.js';
+import {
+  type CounterRow,
+  writeCounterRow,
+  writeHaltedRow,
+  writeRollupRow,
+  writeSessionRow,
+} from './staged-rows.js';
+import type { SpanRecord } from './types.js';
+
+// An insert's rows are staged as NDJSON files when it arrives (values go through files, never into
+// SQL text: a NUL would cut a statement short); the writer loads the files of every insert waiting
+// for it in one transaction, read_json reading each kind's files as one list.
+
+/** The kinds of staged files, one file of each kind per insert at most. */
+const KINDS = ['spans', 'rollup', 'sessions', 'counters', 'halted'] as const;
+type Kind = (typeof KINDS)[number];
+
+/** One staged file: its path, its longest line in bytes and its rows. */
+interface StagedFile {
+  path: string;
+  longestLine: number;
+  rows: number;
+}
+
+/** The files staged for one insert. */
+export type StagedFiles = Partial<Record<Kind, StagedFile>>;
+
+function counterRows(d: CounterDeltas, rejected: ReadonlyMap<string, number>): CounterRow[] {
+  const rows: CounterRow[] = [];
+  const row = (m: string, s: string, t: string, ax: string, ac: string, r: string, v: number) =>
+    rows.push({ m, s, t, ax, ac, r, v: Math.trunc(v) });
+  row('ingested_spans', '', '', '', '', '', d.ingested);
+  for (const c of d.toolCalls) row('tool_calls', c.service, c.tool, '', c.action, '', c.value);
+  for (const c of d.decisions) row('decisions', c.service, c.tool, c.axis, c.action, '', c.value);
+  for (const [reason, n] of rejected) if (n > 0) row('rejected_spans', '', '', '', '', reason, n);
+  return rows;
+}
+
+/**
+ * Writes the staging files of one insert (`base` + a suffix per kind): its spans, its rollup and
+ * counter rows and its halted scopes. `out` is reused from file to file.
+ */
+export function stageInsert(
+  out: JsonBytes,
+  base: string,
+  spans: SpanRecord[],
+  rejected: ReadonlyMap<string, number>,
+): StagedFiles {
+  const { fields, deltas } = computeDeltas(spans);
+  const staged: StagedFiles = {};
+  try {
+    const file = (kind: Kind, longestLine: number, rows: number) => {
+      if (rows === 0) return;
+      const path = `${base}.${kind}`;
+      staged[kind] = { path, longestLine, rows };
+      writeFileSync(path, out.bytes());
+    };
+    const rows = <T>(kind: Kind, list: readonly T[], write: RowWriter<T>) =>
+      file(
+        kind,
+        writeLines(out, list.length, (i) => write(out, list[i]!)),
+        list.length,
+      );
+    if (spans.length > 0) file('spans', stageSpans(out, spans, fields), spans.length);
+    rows('rollup', deltas.rollup, writeRollupRow);
+    rows('sessions', deltas.sessionRollup, writeSessionRow);
+    rows('counters', counterRows(deltas, rejected), writeCounterRow);
+    const halted = [...deltas.haltedScopes.values()].map((h) => ({ s: h.service, scope: h.scope }));
+    rows('halted', halted, writeHaltedRow);
+    return staged;
+  } catch (error) {
+    removeStaged(staged);
+    throw error;
+  }
+}
+
+/** The paths of an insert's staged files. */
+function stagedPaths(staged: StagedFiles): string[] {
+  return KINDS.flatMap((kind) => staged[kind]?.path ?? []);
+}
+
+/** Removes an insert's staged files (after its commit, or when it failed). */
+export function removeStaged(staged: StagedFiles): void {
+  for (const path of stagedPaths(staged)) rmSync(path, { force: true });
+}
+
+/** The statements loading a group's staged files, and how many delta rows they append. */
+export interface GroupLoad {
+  statements: string[];
+  deltaRows: number;
+}
+
+/**
+ * The statements loading the staged files of a group of inserts. The rollups and counters go to
+ * the delta tables (plain appends, compacted later) or, with `fold`, into the main tables at once
+ * (for a large group, whose upserts cost little per span; compaction would redo them).
+ */
+export function groupLoad(group: readonly StagedFiles[], fold: boolean): GroupLoad {
+  const statements: string[] = [];
+  let deltaRows = 0;
+  const load = (kind: Kind, sql: (files: string[], longestLine: number) => string[]) => {
+    const files = group.flatMap((s) => s[kind] ?? []);
+    if (files.length === 0) return;
+    // read_json's buffer: three times the longest line, as when lines were sized in UTF-16 units
+    // (with a buffer just above the longest line, read_json failed on a 17 MiB line)
+    const longest = Math.max(...files.map((f) => f.longestLine)) * 3;
+    statements.push(
+      ...sql(
+        files.map((f) => f.path),
+        longest,
+      ),
+    );
+    if (!fold && kind !== 'spans' && kind !== 'halted') for (const f of files) deltaRows += f.rows;
+  };
+  const rollup =
+    (
+      delta: string,
+      source: (files: string[], longest: number) => string,
+      ...folds: ((source: string) => string)[]
+    ) =>
+    (files: string[], longest: number) => {
+      const from = source(files, longest);
+      return fold ? folds.map((f) => f(from)) : [`INSERT INTO ${delta} SELECT * FROM ${from}`];
+    };
+  const { loopguard_hotspots_hourly: hourly, loopguard_sessions_hourly: sessions } = DELTA_TABLES;
+  load('spans', (files, longest) => [insertFromStageSql(files, longest)]);
+  load('rollup', rollup(hourly, stagedRollupRows, foldHourlySql, foldTotalsSql));
+  load('sessions', rollup(sessions, stagedSessionRows, foldSessionsSql));
+  load('counters', rollup(DELTA_TABLES.loopguard_counters, stagedCounterRows, foldCountersSql));
+  load('halted', (files, longest) => [haltedInsertSql(files, longest)]);
+  return { statements, deltaRows };
+}
