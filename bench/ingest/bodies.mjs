@@ -21,9 +21,11 @@ export const contentTypeOf = (encoding) =>
 /**
  * `count` ExportTraceServiceRequest bodies of `size` spans each, every one with spans of its own
  * (new ids): the DuckDB store skips spans it already holds, so re-sent bodies would measure that
- * check, not ingest.
+ * check, not ingest. The calls come in runs of 10 with one signature (streaks 1 to 10, as the
+ * engine records a loop); with `signatures: 'distinct'` every call of a request has a signature of
+ * its own (the streaks still count to 10), the most hotspot rollup rows a request can bring.
  */
-export async function buildBodies(encoding, count, size) {
+export async function buildBodies(encoding, count, size, { signatures = 'runs' } = {}) {
   const serializer = encoding === 'protobuf' ? ProtobufTraceSerializer : JsonTraceSerializer;
   const bodies = [];
   for (let b = 0; b < count; b++) {
@@ -34,17 +36,19 @@ export async function buildBodies(encoding, count, size) {
     });
     const tracer = provider.getTracer('@loopguard/otel', '0.1.0');
     for (let i = 0; i < size; i++) {
+      // runs of 10 calls of one signature, as the engine sees a loop: streaks 1 to 10
       const streak = (i % 10) + 1;
+      const run = signatures === 'distinct' ? i : Math.floor(i / 10);
       const action =
         streak === 3 || streak === 5 || streak === 8 ? 'nudge' : streak >= 9 ? 'warn' : 'allow';
       const span = tracer.startSpan(
-        `execute_tool tool_${i % 7}`,
+        `execute_tool tool_${run % 7}`,
         {
           attributes: {
             'gen_ai.operation.name': 'execute_tool',
-            'gen_ai.tool.name': `tool_${i % 7}`,
+            'gen_ai.tool.name': `tool_${run % 7}`,
             'gen_ai.conversation.id': `conv-${b}-${Math.floor(i / 50)}`,
-            'loopguard.signature': `tool_${i % 7}:${(i % 97).toString(16).padStart(16, '0')}`,
+            'loopguard.signature': `tool_${run % 7}:${(run % 97).toString(16).padStart(16, '0')}`,
             'loopguard.args_hash': 'ab'.repeat(32),
             'loopguard.scope': `scope-${b}-${Math.floor(i / 50)}`,
             'loopguard.streak': streak,

@@ -1,11 +1,13 @@
 // Load generator (run as a separate process): sends pre-encoded OTLP batches to a receiver over
-// loopback with a fixed concurrency and prints {spans, seconds, errors} as JSON. It sends as the
+// loopback with a fixed concurrency and prints {spans, seconds, errors} as JSON.
+// node load.mjs <url> <json|protobuf> <requests> <spans per request> <in flight> [runs|distinct]
+// (the last: the signatures of the calls, see bodies.mjs). It sends as the
 // OpenTelemetry JS OTLP/HTTP exporters do: node:http requests on a keep-alive agent (fetch cost
 // this process three times the CPU per request, CPU the receiver shares on this 2-core machine).
 import { Agent, request } from 'node:http';
 import { buildBodies, contentTypeOf } from './bodies.mjs';
 
-const [url, encoding, batchesText, sizeText, concurrencyText] = process.argv.slice(2);
+const [url, encoding, batchesText, sizeText, concurrencyText, signatures] = process.argv.slice(2);
 const batches = Number(batchesText);
 const size = Number(sizeText);
 const concurrency = Number(concurrencyText);
@@ -13,7 +15,9 @@ const concurrency = Number(concurrencyText);
 const contentType = contentTypeOf(encoding);
 // Every request carries spans of its own (new ids): see bodies.mjs.
 const DISTINCT = batches;
-const bodies = (await buildBodies(encoding, DISTINCT, size)).map((b) => Buffer.from(b));
+const bodies = (await buildBodies(encoding, DISTINCT, size, { signatures })).map((b) =>
+  Buffer.from(b),
+);
 const target = new URL(url);
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 

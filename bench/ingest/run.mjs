@@ -34,7 +34,14 @@ const { DuckDBInstance } = createRequire(
   createRequire(import.meta.url).resolve('@loopguard/dashboard'),
 )('@duckdb/node-api');
 
-function load(url, encoding, batches, size = BATCH, concurrency = CONCURRENCY) {
+function load(
+  url,
+  encoding,
+  batches,
+  size = BATCH,
+  concurrency = CONCURRENCY,
+  signatures = 'runs',
+) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -45,6 +52,7 @@ function load(url, encoding, batches, size = BATCH, concurrency = CONCURRENCY) {
         String(batches),
         String(size),
         String(concurrency),
+        signatures,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
@@ -136,8 +144,16 @@ async function naiveStore(path) {
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const ingestRows = [];
-async function ingestCase(label, url, encoding, batches, size = BATCH, concurrency = CONCURRENCY) {
-  const r = await load(`${url}/v1/traces`, encoding, batches, size, concurrency);
+async function ingestCase(
+  label,
+  url,
+  encoding,
+  batches,
+  size = BATCH,
+  concurrency = CONCURRENCY,
+  signatures = 'runs',
+) {
+  const r = await load(`${url}/v1/traces`, encoding, batches, size, concurrency, signatures);
   ingestRows.push([
     label,
     encoding,
@@ -150,10 +166,22 @@ async function ingestCase(label, url, encoding, batches, size = BATCH, concurren
   return r;
 }
 
-/** The loopguard rows: [label, encoding, batches, spans per request, requests in flight]. */
+/**
+ * The loopguard rows: [label, encoding, batches, spans per request, requests in flight, signatures
+ * ('runs' of 10 calls, or 'distinct': see bodies.mjs)].
+ */
 const LOOPGUARD_CASES = [
   ['loopguard dashboard (DuckDB, group commit)', 'json', BATCHES, BATCH, CONCURRENCY],
   ['loopguard dashboard (DuckDB, group commit)', 'protobuf', BATCHES, BATCH, CONCURRENCY],
+  // the worst case of the hotspot rollup: a row per call
+  [
+    'loopguard dashboard, every call a new signature',
+    'protobuf',
+    BATCHES,
+    BATCH,
+    CONCURRENCY,
+    'distinct',
+  ],
   // As behind an OTel Collector (its batch processor sends 8192-span batches, a few in flight).
   [
     'loopguard dashboard, Collector-sized batches',
@@ -207,13 +235,16 @@ if (COMPARE) {
       const store = await open({ path: join(dir, `compare-${round}-${i}.duckdb`) });
       running.push({ store, server: await start({ port: 0, store }) });
     }
-    for (const [c, [label, encoding, batches, size, concurrency]] of LOOPGUARD_CASES.entries()) {
+    for (const [
+      c,
+      [label, encoding, batches, size, concurrency, signatures],
+    ] of LOOPGUARD_CASES.entries()) {
       if (!CASES.includes(c)) continue;
       const rates = [];
       const order = (round + c) % 2 === 1 ? [0, 1] : [1, 0];
       for (const i of order) {
         const url = `${running[i].server.url}/v1/traces`;
-        const r = await load(url, encoding, batches, size, concurrency);
+        const r = await load(url, encoding, batches, size, concurrency, signatures);
         if (r.errors) throw new Error(`${builds[i][0]}: ${r.errors} errors`);
         rates[i] = r.spans / r.seconds;
         all[c][i].push(rates[i]);
@@ -262,8 +293,8 @@ await naiveServer.close();
 await naive.close();
 
 const lg = await startDashboard({ port: 0, db: join(dir, 'ingest.duckdb') });
-for (const [label, encoding, batches, size, concurrency] of LOOPGUARD_CASES)
-  await ingestCase(label, lg.url, encoding, batches, size, concurrency);
+for (const [label, encoding, batches, size, concurrency, signatures] of LOOPGUARD_CASES)
+  await ingestCase(label, lg.url, encoding, batches, size, concurrency, signatures);
 const stored = (await lg.store.counters()).ingestedSpans;
 await lg.close();
 
