@@ -34,13 +34,12 @@ const { DuckDBInstance } = createRequire(
   createRequire(import.meta.url).resolve('@loopguard/dashboard'),
 )('@duckdb/node-api');
 
+/** Runs the load process: `batches` requests of `size` spans, `concurrency` in flight. */
 function load(
   url,
   encoding,
   batches,
-  size = BATCH,
-  concurrency = CONCURRENCY,
-  signatures = 'runs',
+  { size = BATCH, concurrency = CONCURRENCY, signatures } = {},
 ) {
   return new Promise((resolve, reject) => {
     const child = spawn(
@@ -52,7 +51,7 @@ function load(
         String(batches),
         String(size),
         String(concurrency),
-        signatures,
+        signatures ?? 'runs',
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
@@ -144,16 +143,9 @@ async function naiveStore(path) {
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const ingestRows = [];
-async function ingestCase(
-  label,
-  url,
-  encoding,
-  batches,
-  size = BATCH,
-  concurrency = CONCURRENCY,
-  signatures = 'runs',
-) {
-  const r = await load(`${url}/v1/traces`, encoding, batches, size, concurrency, signatures);
+async function ingestCase(label, url, encoding, batches, options = {}) {
+  const { size = BATCH, concurrency = CONCURRENCY } = options;
+  const r = await load(`${url}/v1/traces`, encoding, batches, options);
   ingestRows.push([
     label,
     encoding,
@@ -244,7 +236,7 @@ if (COMPARE) {
       const order = (round + c) % 2 === 1 ? [0, 1] : [1, 0];
       for (const i of order) {
         const url = `${running[i].server.url}/v1/traces`;
-        const r = await load(url, encoding, batches, size, concurrency, signatures);
+        const r = await load(url, encoding, batches, { size, concurrency, signatures });
         if (r.errors) throw new Error(`${builds[i][0]}: ${r.errors} errors`);
         rates[i] = r.spans / r.seconds;
         all[c][i].push(rates[i]);
@@ -300,7 +292,7 @@ await warm.close();
 
 const lg = await startDashboard({ port: 0, db: join(dir, 'ingest.duckdb') });
 for (const [label, encoding, batches, size, concurrency, signatures] of LOOPGUARD_CASES)
-  await ingestCase(label, lg.url, encoding, batches, size, concurrency, signatures);
+  await ingestCase(label, lg.url, encoding, batches, { size, concurrency, signatures });
 const stored = (await lg.store.counters()).ingestedSpans;
 await lg.close();
 
