@@ -112,18 +112,21 @@ export function groupLoad(group: readonly StagedFiles[], fold: boolean): GroupLo
   const statements: string[] = [];
   let deltaRows = 0;
   const load = (kind: Kind, sql: (files: string[], longestLine: number) => string[]) => {
-    const files = group.flatMap((s) => s[kind] ?? []);
-    if (files.length === 0) return;
+    const paths: string[] = [];
+    let longest = 0;
+    let rows = 0;
+    for (const staged of group) {
+      const file = staged[kind];
+      if (file === undefined) continue;
+      paths.push(file.path);
+      longest = Math.max(longest, file.longestLine);
+      rows += file.rows;
+    }
+    if (paths.length === 0) return;
     // read_json's buffer: three times the longest line, as when lines were sized in UTF-16 units
     // (with a buffer just above the longest line, read_json failed on a 17 MiB line)
-    const longest = Math.max(...files.map((f) => f.longestLine)) * 3;
-    statements.push(
-      ...sql(
-        files.map((f) => f.path),
-        longest,
-      ),
-    );
-    if (!fold && kind !== 'spans' && kind !== 'halted') for (const f of files) deltaRows += f.rows;
+    statements.push(...sql(paths, longest * 3));
+    if (!fold && kind !== 'spans' && kind !== 'halted') deltaRows += rows;
   };
   const rollup =
     (
