@@ -5,55 +5,79 @@ import type { SpanRecord } from './types.js';
 const keyOf = (traceId: string, spanId: string) => `${traceId}\u0000${spanId}`;
 
 /**
- * The spans of a batch with each (TraceId, SpanId) once, the first occurrence kept, and their
- * keys (`batchKeys` of the batch, taken as they are when no span repeats). Spans are found by
- * their keys' hashes in an open-addressing table and told apart by their ids when hashes meet.
+ * Spans by their (TraceId, SpanId), in an open-addressing table of their keys' hashes (from
+ * `batchKeys`); spans whose hashes meet are told apart by their ids.
  */
-export function uniqueSpans(
-  spans: SpanRecord[],
-  keys: BatchKeys,
-): { spans: SpanRecord[]; keys: BatchKeys } {
-  const n = spans.length;
-  let size = 16;
-  while (size < n * 2) size *= 2;
-  const mask = size - 1;
-  // slot: 1 + the index of the first span with the slot's key; 0 when empty
-  const slots = new Int32Array(size);
-  let kept: number[] | undefined;
-  for (let i = 0; i < n; i++) {
+class SpanSet {
+  private readonly mask: number;
+  /** 1 + the place in `spans` of the span in each slot; 0 when empty. */
+  private readonly slots: Int32Array;
+  private readonly spans: SpanRecord[];
+  private readonly hi: Int32Array;
+  private size = 0;
+
+  /** A set with room for `capacity` spans (at most half full). */
+  constructor(capacity: number) {
+    let size = 16;
+    while (size < capacity * 2) size *= 2;
+    this.mask = size - 1;
+    this.slots = new Int32Array(size);
+    this.spans = new Array(capacity);
+    this.hi = new Int32Array(capacity);
+  }
+
+  /** Adds span `i` of a batch with those keys; false when a span with its ids is in already. */
+  add(span: SpanRecord, keys: BatchKeys, i: number): boolean {
+    const { slots, mask } = this;
     const hi = keys.hi[i]!;
-    const lo = keys.lo[i]!;
-    let slot = (lo ^ Math.imul(hi, 0x9e3779b1)) & mask;
-    let seen = false;
-    for (;;) {
+    for (let slot = (keys.lo[i]! ^ Math.imul(hi, 0x9e3779b1)) & mask; ; ) {
       const at = slots[slot]! - 1;
       if (at < 0) {
-        slots[slot] = i + 1;
-        break;
+        this.hi[this.size] = hi;
+        this.spans[this.size++] = span;
+        slots[slot] = this.size;
+        return true;
       }
-      if (keys.hi[at] === hi && keys.lo[at] === lo) {
-        const s = spans[i]!;
-        const first = spans[at]!;
-        if (first.traceId === s.traceId && first.spanId === s.spanId) {
-          seen = true;
-          break;
-        }
-      }
+      const other = this.spans[at]!;
+      if (this.hi[at] === hi && other.traceId === span.traceId && other.spanId === span.spanId)
+        return false;
       slot = (slot + 1) & mask;
     }
-    if (seen) kept ??= Array.from({ length: i }, (_, j) => j);
-    else kept?.push(i);
   }
-  if (kept === undefined) return { spans, keys };
-  return pickSpans(spans, keys, kept);
+}
+
+/**
+ * The spans of a batch with each (TraceId, SpanId) once, the first occurrence kept, and their
+ * keys (`batchKeys` of the batch, taken as they are when no span repeats).
+ */
+export function uniqueSpans(spans: SpanRecord[], keys: BatchKeys): KeyedSpans {
+  return keptOf({ spans, keys }, new SpanSet(spans.length));
+}
+
+/**
+ * For each batch of a group (each with its spans once, as uniqueSpans leaves them), the batch
+ * without the spans an earlier batch of the group holds too, or the batch itself when it has none.
+ */
+export function withoutEarlierRepeats(batches: readonly KeyedSpans[]): KeyedSpans[] {
+  let total = 0;
+  for (const b of batches) total += b.spans.length;
+  const seen = new SpanSet(total);
+  return batches.map((b) => keptOf(b, seen));
+}
+
+/** The spans of `batch` that `seen` takes (holding no span with their ids yet), with their keys. */
+function keptOf(batch: KeyedSpans, seen: SpanSet): KeyedSpans {
+  const { spans, keys } = batch;
+  let kept: number[] | undefined;
+  for (let i = 0; i < spans.length; i++) {
+    if (seen.add(spans[i]!, keys, i)) kept?.push(i);
+    else kept ??= Array.from({ length: i }, (_, j) => j);
+  }
+  return kept === undefined ? batch : pickSpans(spans, keys, kept);
 }
 
 /** The spans at `rows` of a batch, with their keys. */
-function pickSpans(
-  spans: SpanRecord[],
-  keys: BatchKeys,
-  rows: readonly number[],
-): { spans: SpanRecord[]; keys: BatchKeys } {
+function pickSpans(spans: SpanRecord[], keys: BatchKeys, rows: readonly number[]): KeyedSpans {
   const hi = new Int32Array(rows.length);
   const lo = new Int32Array(rows.length);
   const startMs = new Float64Array(rows.length);
@@ -69,57 +93,6 @@ function pickSpans(
 export interface KeyedSpans {
   spans: SpanRecord[];
   keys: BatchKeys;
-}
-
-/**
- * For each batch of a group (each with its spans once, as uniqueSpans leaves them), the batch
- * without the spans an earlier batch of the group holds too, or the batch itself when it has none.
- */
-export function withoutEarlierRepeats(batches: readonly KeyedSpans[]): KeyedSpans[] {
-  const offsets: number[] = [];
-  let total = 0;
-  for (const b of batches) {
-    offsets.push(total);
-    total += b.spans.length;
-  }
-  const owner = new Int32Array(total);
-  batches.forEach((b, at) => {
-    owner.fill(at, offsets[at]!, offsets[at]! + b.spans.length);
-  });
-  let size = 16;
-  while (size < total * 2) size *= 2;
-  const mask = size - 1;
-  // slot: 1 + the span's place in the group (its batch's offset + its index); 0 when empty
-  const slots = new Int32Array(size);
-  return batches.map((b, at) => {
-    const { spans, keys } = b;
-    const repeats = new Set<number>();
-    for (let i = 0; i < spans.length; i++) {
-      const hi = keys.hi[i]!;
-      const lo = keys.lo[i]!;
-      let slot = (lo ^ Math.imul(hi, 0x9e3779b1)) & mask;
-      for (;;) {
-        const place = slots[slot]! - 1;
-        if (place < 0) {
-          slots[slot] = offsets[at]! + i + 1;
-          break;
-        }
-        const other = batches[owner[place]!]!;
-        const j = place - offsets[owner[place]!]!;
-        if (other.keys.hi[j] === hi && other.keys.lo[j] === lo) {
-          const first = other.spans[j]!;
-          if (first.traceId === spans[i]!.traceId && first.spanId === spans[i]!.spanId) {
-            repeats.add(i);
-            break;
-          }
-        }
-        slot = (slot + 1) & mask;
-      }
-    }
-    if (repeats.size === 0) return b;
-    const kept = [...spans.keys()].filter((i) => !repeats.has(i));
-    return pickSpans(spans, keys, kept);
-  });
 }
 
 /** How far back (ms) the keys of stored spans are loaded into memory when the store opens. */
