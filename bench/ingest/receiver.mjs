@@ -23,8 +23,8 @@ const thisDist = dirname(dirname(createRequire(import.meta.url).resolve('@loopgu
 
 async function build(dist) {
   const load = (path) => import(pathToFileURL(`${dist}/${path}`).href);
-  const { decodeProtobufRequest } = await load('server/otlp/protobuf.js');
-  const { decodeJsonRequest } = await load('server/otlp/json.js');
+  const { decodeProtobufRequest } = await load('otlp/protobuf.js');
+  const { decodeJsonRequest } = await load('otlp/json.js');
   const { computeDeltas } = await load('store/counter-deltas.js');
   const { stageLine, stageSpans } = await load('store/stage.js');
   // the staging file as bytes (JsonBytes) or, in builds before it, as joined JSON.stringify lines

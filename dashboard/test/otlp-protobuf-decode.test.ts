@@ -1,7 +1,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { decodeJsonRequest } from '../src/server/otlp/json.js';
-import { decodeProtobufRequest } from '../src/server/otlp/protobuf.js';
+import { decodeJsonRequest } from '../src/otlp/json.js';
+import { decodeProtobufRequest } from '../src/otlp/protobuf.js';
 import { type Any, kvPb, Pb } from './helpers/pb-writer.js';
 import { sdkSpans, toJson, toProtobuf } from './otlp-helpers.js';
 

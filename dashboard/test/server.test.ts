@@ -162,7 +162,7 @@ describe('dashboard server end to end', () => {
     const db = join(dir, 'retention.duckdb');
     const seed = await openDuckDbStore({ path: db });
     const old = await sdkSpans(2, { service: 'old' });
-    const { decodeProtobufRequest } = await import('../src/server/otlp/protobuf.js');
+    const { decodeProtobufRequest } = await import('../src/otlp/protobuf.js');
     const records = decodeProtobufRequest(toProtobuf(old)).spans.map((s) => ({
       ...s,
       startTimeUnixNano: 1_000_000_000n,

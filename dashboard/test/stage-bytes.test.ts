@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { SpanRecord } from '../src/otlp/span.js';
 import { clampDurationNs } from '../src/store/column-ranges.js';
 import { computeDeltas } from '../src/store/counter-deltas.js';
 import { JsonBytes, rowWriter } from '../src/store/json-bytes.js';
@@ -6,7 +7,6 @@ import { isLifted } from '../src/store/lifted.js';
 import { deriveFields, type SpanFields } from '../src/store/span-fields.js';
 import { nsToTimestamp, stageSpans } from '../src/store/stage.js';
 import { writeRollupRow, writeSessionRow } from '../src/store/staged-rows.js';
-import type { SpanRecord } from '../src/store/types.js';
 import { hexId, makeToolSpan } from './span-fixtures.js';
 
 // The staging file is written byte by byte; it must be exactly what JSON.stringify of the row

@@ -1,3 +1,4 @@
+export type { SpanRecord } from '../otlp/span.js';
 export { DEFAULT_DB_PATH, openDuckDbStore } from '../store/duckdb.js';
 export type {
   CounterSnapshot,
@@ -11,7 +12,6 @@ export type {
   SeriesPoint,
   SessionDetail,
   SessionRow,
-  SpanRecord,
   Store,
   Summary,
   TimelineCall,

@@ -1,14 +1,14 @@
 import { isUtf8 } from 'node:buffer';
 import { Hono } from 'hono';
+import { decodeJsonRequest } from '../otlp/json.js';
+import { type DecodedSpans, OtlpFormatError, rejectionMessage } from '../otlp/model.js';
+import { decodeProtobufRequest } from '../otlp/protobuf.js';
+import { encodeExportResponse, encodeStatus, exportResponseJson } from '../otlp/response.js';
 import type { Store } from '../store/types.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
 import { HttpError, methodNotAllowed } from './errors.js';
 import type { InsertHealth } from './insert-health.js';
 import type { IngestVariables } from './middleware.js';
-import { decodeJsonRequest } from './otlp/json.js';
-import { type DecodedSpans, OtlpFormatError, rejectionMessage } from './otlp/model.js';
-import { decodeProtobufRequest } from './otlp/protobuf.js';
-import { encodeExportResponse, encodeStatus, exportResponseJson } from './otlp/response.js';
 
 /** The OTLP payload encodings the receiver accepts. */
 export type OtlpEncoding = 'json' | 'protobuf';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SpanRecord } from '../otlp/span.js';
 import { spanIdsToken } from './clickhouse/dedup-token.js';
 import {
   type ClickHouseConnection,
@@ -21,7 +22,7 @@ import { spanToRow } from './clickhouse/rows.js';
 import { CALLS, rollupViews, schemaStatements, TRACES_IN } from './clickhouse/schema.js';
 import { defined, makeSource, num, timeBound, where } from './clickhouse/sql.js';
 import { sumRejected } from './counter-deltas.js';
-import type { SpanRecord, Store } from './types.js';
+import type { Store } from './types.js';
 
 /** Options of the ClickHouse store. */
 export interface ClickHouseStoreOptions {

@@ -1,6 +1,6 @@
+import type { SpanRecord } from '../otlp/span.js';
 import { clampDurationNs } from './column-ranges.js';
 import { actionRank, deriveFields, type SpanFields } from './span-fields.js';
-import type { SpanRecord } from './types.js';
 
 /** A tool_calls counter increment: calls of one tool and action in one service. */
 export interface ToolCallDelta {

@@ -1,4 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
+import type { SpanRecord } from '../otlp/span.js';
 import { type CounterDeltas, computeDeltas } from './counter-deltas.js';
 import {
   DELTA_TABLES,
@@ -18,7 +19,6 @@ import {
   writeRollupRow,
   writeSessionRow,
 } from './staged-rows.js';
-import type { SpanRecord } from './types.js';
 
 // An insert's rows are staged as NDJSON files when it arrives (values go through files, never into
 // SQL text: a NUL would cut a statement short); the writer loads the files of every insert waiting

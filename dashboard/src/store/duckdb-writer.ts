@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { SpanRecord } from '../otlp/span.js';
 import type { Compactor } from './duckdb-compaction.js';
 import {
   type KeyedSpans,
@@ -10,7 +11,6 @@ import {
 import { groupLoad, removeStaged, type StagedFiles, stageInsert } from './duckdb-staging.js';
 import { JsonBytes } from './json-bytes.js';
 import { batchKeys, type RecentSpanKeys } from './recent-keys.js';
-import type { SpanRecord } from './types.js';
 
 /** Serialises the statements of one connection. */
 export class Serial {

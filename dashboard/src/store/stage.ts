@@ -1,8 +1,8 @@
+import type { SpanRecord } from '../otlp/span.js';
 import { clampDurationNs, clampTimeNs } from './column-ranges.js';
 import { type JsonBytes, writeLines } from './json-bytes.js';
 import { isLifted } from './lifted.js';
 import type { SpanFields } from './span-fields.js';
-import type { SpanRecord } from './types.js';
 
 let cachedSecond = -1n;
 let cachedPrefix = '';

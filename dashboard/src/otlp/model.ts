@@ -1,4 +1,4 @@
-import type { SpanRecord } from '../../store/types.js';
+import type { SpanRecord } from './span.js';
 
 /** Spans decoded from one export request, and the spans rejected with why. */
 export interface DecodedSpans {

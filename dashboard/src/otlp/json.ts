@@ -1,5 +1,3 @@
-import { setKey } from '../../store/set-key.js';
-import type { SpanRecord } from '../../store/types.js';
 import { parseDouble, parseInteger } from './json-numbers.js';
 import {
   accept,
@@ -9,6 +7,8 @@ import {
   SPAN_KINDS,
   STATUS_CODES,
 } from './model.js';
+import { setKey } from './set-key.js';
+import type { SpanRecord } from './span.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
-import { setKey } from '../../store/set-key.js';
 import { valueString } from './json.js';
 import { doubleString } from './model.js';
 import { type ProtoReader, WIRE } from './proto-reader.js';
+import { setKey } from './set-key.js';
 
 // Messages of opentelemetry-proto common/v1 and resource/v1 (AnyValue, KeyValue, Resource,
 // InstrumentationScope), shared by the trace decoder in protobuf.ts.

@@ -1,7 +1,7 @@
-import type { SpanRecord } from '../../store/types.js';
 import { accept, type DecodedSpans, SPAN_KINDS, STATUS_CODES } from './model.js';
 import { attribute, resource, scope } from './proto-common.js';
 import { ProtoReader, WIRE } from './proto-reader.js';
+import type { SpanRecord } from './span.js';
 
 // Field numbers from opentelemetry-proto (collector/trace/v1, trace/v1); the common/v1 and
 // resource/v1 messages are in proto-common.ts. The decoder allocates nothing it does not return:
