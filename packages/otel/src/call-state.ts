@@ -8,7 +8,8 @@ import type { ToolCallInfo } from './types.js';
 /** What `traceToolCall` needs from its guard. */
 export interface TraceState {
   readonly engine: Engine;
-  readonly tracer: Tracer;
+  /** The tracer to start the call's span with (the global provider's is looked up per call). */
+  tracer(): Tracer;
   readonly metrics: GuardMetrics;
   readonly capture: ResolvedCapture;
   readonly onHalt: 'throw' | 'return';

@@ -1,5 +1,5 @@
 import { createEngine, type Engine, type EngineOptions } from '@loopguard/engine';
-import { diag, trace } from '@opentelemetry/api';
+import { diag, type Tracer, type TracerProvider, trace } from '@opentelemetry/api';
 import { warnOnce } from './adapters/warn-once.js';
 import type { TraceState } from './call-state.js';
 import { resolveCapture } from './capture.js';
@@ -53,6 +53,29 @@ function scopeOf<A extends unknown[]>(
 }
 
 /**
+ * The tracer of an explicit provider, or of the global one as it is at each call: a provider
+ * registered after the guard was created is used from then on. A tracer taken from the global
+ * API once would not follow it where the ESM and CommonJS builds of `@opentelemetry/api` (1.10
+ * and later) each hold their own proxy: the SDK registers through one, this code may read the other.
+ */
+function tracerSource(explicit: TracerProvider | undefined): () => Tracer {
+  if (explicit) {
+    const tracer = explicit.getTracer('@loopguard/otel', VERSION);
+    return () => tracer;
+  }
+  let provider: TracerProvider | undefined;
+  let tracer: Tracer | undefined;
+  return () => {
+    const current = trace.getTracerProvider();
+    if (current !== provider || !tracer) {
+      provider = current;
+      tracer = current.getTracer('@loopguard/otel', VERSION);
+    }
+    return tracer;
+  };
+}
+
+/**
  * Creates a guard: spans, metrics and loop decisions for tool calls. Throws only for invalid
  * options (an engine that cannot be created); tool calls never see loopguard's own errors.
  */
@@ -63,7 +86,7 @@ export function createGuard(options: GuardOptions = {}): Guard {
   let reported = false;
   const state: TraceState = {
     engine,
-    tracer: (tracerProvider ?? trace.getTracerProvider()).getTracer('@loopguard/otel', VERSION),
+    tracer: tracerSource(tracerProvider),
     metrics: new GuardMetrics(meterProvider),
     capture: resolveCapture(options.capture),
     onHalt: options.onHalt === 'return' ? 'return' : 'throw',

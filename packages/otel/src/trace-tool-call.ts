@@ -49,11 +49,13 @@ function begin(state: TraceState, info: ToolCallInfo): Call {
     if (state.capture.enabled && info.args !== undefined) {
       attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureValue(info.args, state.capture);
     }
-    const span = state.tracer.startSpan(
-      `${GEN_AI_OPERATION_EXECUTE_TOOL} ${info.tool}`,
-      { kind: SpanKind.INTERNAL, attributes },
-      parent,
-    );
+    const span = state
+      .tracer()
+      .startSpan(
+        `${GEN_AI_OPERATION_EXECUTE_TOOL} ${info.tool}`,
+        { kind: SpanKind.INTERNAL, attributes },
+        parent,
+      );
     const started = performance.now();
     return { info, scope, span, ctx: trace.setSpan(parent, span), started, haltBefore, before };
   } catch (error) {
