@@ -91,6 +91,12 @@ describe('Host and Origin checks (DNS rebinding)', () => {
     expect((await send(port, '/api/summary', { host, origin: `http://${host}` })).status).toBe(200);
     const same = { host, origin: `http://${host}` };
     expect((await send(port, '/v1/traces', same, OTLP)).status).toBe(200);
+    // same host and port, another scheme: another origin
+    const otherScheme = await send(port, '/v1/traces', { host, origin: `https://${host}` }, OTLP);
+    expect(otherScheme.status).toBe(403);
+    expect(JSON.parse(otherScheme.text).message).toBe(
+      `cross-origin request from "https://${host}" to "${host}" refused`,
+    );
   });
 });
 

@@ -87,19 +87,21 @@ export function hostGuard(allowed: readonly string[] = []): MiddlewareHandler {
 
 /**
  * Answers 403 to a browser request from another origin: one whose Origin header does not name
- * the Host it was sent to. Requests without Origin (OTLP exporters, curl, same-origin GETs) pass.
+ * the scheme and Host it was sent to (`https://127.0.0.1:4318` is another origin than the
+ * dashboard's `http://127.0.0.1:4318`). Requests without Origin (OTLP exporters, curl, same-origin GETs) pass.
  */
 export function originGuard(): MiddlewareHandler {
   return async (c, next) => {
     const origin = c.req.header('origin');
     if (origin !== undefined) {
+      const own = new URL(c.req.url).protocol;
       const host = c.req.header('host') ?? new URL(c.req.url).host;
       let from: URL | undefined;
       try {
         from = new URL(origin);
       } catch {}
-      const to = from && hostnameOf(host, from.protocol);
-      if (!from || !to || origin === 'null' || from.host !== to.host) {
+      const to = hostnameOf(host, own);
+      if (!from || !to || origin === 'null' || from.protocol !== own || from.host !== to.host) {
         throw new HttpError(403, `cross-origin request from "${origin}" to "${host}" refused`);
       }
     }
