@@ -34,7 +34,16 @@ export function createApp(options: AppOptions): Hono {
   app.use('/metrics', sameOrigin, auth);
   app.route(
     '/',
-    ingestRoutes(store, { maxBodyBytes: options.maxBodyBytes, onStoreError: report, health }),
+    ingestRoutes(store, {
+      bodyLimits: {
+        maxBytes: options.maxBodyBytes,
+        timeoutMs: options.bodyTimeoutMs,
+        minBytesPerSecond: options.minBodyBytesPerSecond,
+        graceMs: options.bodyGraceMs,
+      },
+      onStoreError: report,
+      health,
+    }),
   );
   app.route('/api', apiRoutes(store));
   app.get('/metrics', async (c) =>

@@ -2,7 +2,7 @@
 export class HttpError extends Error {
   override name = 'HttpError';
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 413 | 415 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 408 | 413 | 415 | 429 | 500 | 503,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {

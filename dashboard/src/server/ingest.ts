@@ -5,7 +5,7 @@ import { type DecodedSpans, OtlpFormatError, rejectionMessage } from '../otlp/mo
 import { decodeProtobufRequest } from '../otlp/protobuf.js';
 import { encodeExportResponse, encodeStatus, exportResponseJson } from '../otlp/response.js';
 import type { Store } from '../store/types.js';
-import { MAX_BODY_BYTES, readBody } from './body.js';
+import { type BodyLimits, readBody } from './body.js';
 import { HttpError, methodNotAllowed } from './errors.js';
 import type { InsertHealth } from './insert-health.js';
 import type { IngestVariables } from './middleware.js';
@@ -27,6 +27,7 @@ const GRPC_CODE: Record<number, number> = {
   403: 7,
   404: 12,
   405: 12,
+  408: 4,
   413: 8,
   415: 3,
   429: 8,
@@ -85,7 +86,8 @@ function decode(encoding: OtlpEncoding, body: Buffer): DecodedSpans {
 
 /** Options of the OTLP receiver. */
 export interface IngestOptions {
-  maxBodyBytes?: number;
+  /** Size, deadline and minimum rate of a request body. */
+  bodyLimits?: BodyLimits;
   /** Reports a failed insert (answered with a generic 503): the app's reporter. */
   onStoreError: (error: unknown) => void;
   /** Where each insert's outcome is recorded for `/healthz`. */
@@ -107,8 +109,11 @@ export function ingestRoutes(
         `unsupported Content-Type "${c.req.header('content-type') ?? ''}" (use application/json or application/x-protobuf)`,
       );
     }
-    const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
-    const body = await readBody(c.req.raw, limit, c.get('reserveBody'));
+    const body = await readBody(c.req.raw, {
+      ...options.bodyLimits,
+      reserve: c.get('reserveBody'),
+    });
+    c.get('admit')();
     const decoded = decode(encoding, body);
     let rejected = 0;
     for (const count of decoded.rejected.values()) rejected += count;

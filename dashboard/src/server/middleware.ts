@@ -40,12 +40,17 @@ export function securityHeaders(): MiddlewareHandler {
 /** Bytes of request bodies the ingest requests in flight may hold together: 256 MiB. */
 export const MAX_IN_FLIGHT_BYTES = 256 * 1024 * 1024;
 
-/** What `ingestLimiter` gives the ingest route: `reserveBody(bytes)` before keeping a body chunk. */
-export type IngestVariables = { reserveBody: (bytes: number) => void };
+/**
+ * What `ingestLimiter` gives the ingest route: `reserveBody(bytes)` before keeping a body chunk,
+ * `admit()` once the whole body has arrived, before it is decoded and inserted.
+ */
+export type IngestVariables = { reserveBody: (bytes: number) => void; admit: () => void };
 
 /**
- * Bounds the ingest requests in flight (body read, decode, insert) and the body bytes they hold
- * together. Beyond either, answers 429 with Retry-After so OTLP exporters back off and retry.
+ * Bounds the ingest requests being decoded and inserted, and the body bytes that all ingest
+ * requests hold together. A request takes one of the `max` places only once its body has
+ * arrived, so clients that send their bodies slowly hold nothing but the bytes they sent.
+ * Beyond either bound, answers 429 with Retry-After so OTLP exporters back off and retry.
  */
 export function ingestLimiter(options: {
   max: number;
@@ -59,19 +64,23 @@ export function ingestLimiter(options: {
       'Retry-After': String(options.retryAfterSeconds ?? 1),
     });
   return async (c, next) => {
-    if (inFlight >= options.max) throw overCapacity(`${options.max} requests`);
-    inFlight++;
     let held = 0;
+    let admitted = false;
     c.set('reserveBody', (bytes) => {
       if (!budget.take(bytes, held)) {
         throw overCapacity(`${Math.round(budget.max / 2 ** 20)} MiB of request bodies`);
       }
       held += bytes;
     });
+    c.set('admit', () => {
+      if (inFlight >= options.max) throw overCapacity(`${options.max} requests`);
+      inFlight++;
+      admitted = true;
+    });
     try {
       await next();
     } finally {
-      inFlight--;
+      if (admitted) inFlight--;
       budget.release(held);
     }
   };

@@ -83,6 +83,19 @@ function drain(server: ServerType): Promise<void> {
   });
 }
 
+/**
+ * Node's HTTP server bounds: the headers within 10 s, the whole request within 120 s (the body's
+ * own deadline and minimum rate answer sooner), an idle keep-alive connection closed after 5 s
+ * and any connection silent for 60 s; these bounds are checked every second.
+ */
+const SERVER_TIMEOUTS = {
+  headersTimeout: 10_000,
+  requestTimeout: 120_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 1_000,
+};
+const SOCKET_IDLE_MS = 60_000;
+
 /** Opens the store and serves the dashboard on host:port. */
 export async function startDashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
   const retentionMs =
@@ -112,9 +125,11 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   let server: ServerType;
   const wanted = options.port ?? 4318;
   const port = await new Promise<number>((resolve, reject) => {
-    server = serve({ fetch: app.fetch, port: wanted, hostname: host }, (info) =>
-      resolve(info.port),
+    server = serve(
+      { fetch: app.fetch, port: wanted, hostname: host, serverOptions: SERVER_TIMEOUTS },
+      (info) => resolve(info.port),
     );
+    server.setTimeout(SOCKET_IDLE_MS);
     server.once('error', reject);
   }).catch(async (error: NodeJS.ErrnoException) => {
     if (owned) await store.close();

@@ -13,6 +13,14 @@ export interface AppOptions {
   maxInFlightBytes?: number;
   /** Largest body after decompression. Default 64 MiB. */
   maxBodyBytes?: number;
+  /** Longest time a request body may take to arrive before 408. Default 60 s. */
+  bodyTimeoutMs?: number;
+  /**
+   * Slowest average rate of a request body (bytes per second, after decompression) once
+   * `bodyGraceMs` have passed, before 408. Default 16 KiB/s after 5 s.
+   */
+  minBodyBytesPerSecond?: number;
+  bodyGraceMs?: number;
   /**
    * Host names (any port) accepted besides localhost, 127.0.0.1 and [::1]; `'*'` accepts any Host.
    * A port written after a name is left off; a value that is no host name makes `createApp` throw.
