@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/server/app.js';
-import { escapeLabel, renderMetrics } from '../src/server/metrics.js';
+import { escapeLabel, MetricsExposition } from '../src/server/metrics.js';
 import { openDuckDbStore } from '../src/store/duckdb.js';
 import type {
   Page,
@@ -255,7 +255,7 @@ describe('GET /metrics', () => {
   });
 
   it.skipIf(!existsSync('/usr/bin/promtool'))('passes promtool check metrics', async () => {
-    const text = renderMetrics({
+    const text = new MetricsExposition().render({
       toolCalls: [{ service: 'we"ird\nsvc', tool: 't\\x', action: 'allow', value: 3 }],
       decisions: [{ service: 's', tool: 't', axis: 'streak', action: 'nudge', value: 1 }],
       haltedSessions: [{ service: 's', value: 1 }],

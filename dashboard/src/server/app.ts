@@ -5,7 +5,7 @@ import { HttpError, methodNotAllowed } from './errors.js';
 import { hostGuard, originGuard } from './host-guard.js';
 import { ingestRoutes, otlpErrorResponse } from './ingest.js';
 import { InsertHealth } from './insert-health.js';
-import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from './metrics.js';
+import { MetricsExposition, PROMETHEUS_CONTENT_TYPE } from './metrics.js';
 import { bearerAuth, ingestLimiter, securityHeaders } from './middleware.js';
 import { DEFAULT_UI_DIR, uiHandler } from './static.js';
 import type { AppOptions } from './types.js';
@@ -46,8 +46,11 @@ export function createApp(options: AppOptions): Hono {
     }),
   );
   app.route('/api', apiRoutes(store));
+  const exposition = new MetricsExposition({ maxSeriesPerFamily: options.maxMetricSeries });
   app.get('/metrics', async (c) =>
-    c.body(renderMetrics(await store.counters()), 200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE }),
+    c.body(exposition.render(await store.counters()), 200, {
+      'Content-Type': PROMETHEUS_CONTENT_TYPE,
+    }),
   );
   app.all('/metrics', methodNotAllowed('GET, HEAD'));
   app.get('*', uiHandler(options.uiDir ?? DEFAULT_UI_DIR));

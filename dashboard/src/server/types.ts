@@ -11,6 +11,11 @@ export interface AppOptions {
   maxInFlight?: number;
   /** Bytes of request bodies (after decompression) the ingest requests in flight may hold before 429. Default 256 MiB. */
   maxInFlightBytes?: number;
+  /**
+   * Series each `/metrics` family shows by their own labels; the rest sum into one series whose
+   * labels read `other`. Default 2000.
+   */
+  maxMetricSeries?: number;
   /** Largest body after decompression. Default 64 MiB. */
   maxBodyBytes?: number;
   /** Longest time a request body may take to arrive before 408. Default 60 s. */
