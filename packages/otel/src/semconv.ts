@@ -26,6 +26,10 @@ export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
 export const ATTR_ERROR_TYPE = 'error.type';
 /** `exception.type` (stable), on an `exception` event */
 export const ATTR_EXCEPTION_TYPE = 'exception.type';
+/** `exception.message` (stable), on an `exception` event: content, recorded only with capture on */
+export const ATTR_EXCEPTION_MESSAGE = 'exception.message';
+/** `exception.stacktrace` (stable), on an `exception` event */
+export const ATTR_EXCEPTION_STACKTRACE = 'exception.stacktrace';
 /** The span event of an exception that ended the span's operation (stable) */
 export const EVENT_EXCEPTION = 'exception';
 

@@ -1,12 +1,14 @@
 import { type Attributes, context, SpanKind, trace } from '@opentelemetry/api';
 import type { Call, Finished, TraceState } from './call-state.js';
-import { captureValue } from './capture.js';
+import { captureText, captureValue } from './capture.js';
 import { defaultResultAdapter } from './default-adapter.js';
 import { LoopHaltError } from './errors.js';
 import { finish } from './finish-call.js';
 import type { Outcome } from './metrics.js';
 import { resolveScope } from './scope.js';
 import {
+  ATTR_EXCEPTION_MESSAGE,
+  ATTR_EXCEPTION_STACKTRACE,
   ATTR_EXCEPTION_TYPE,
   ATTR_GEN_AI_AGENT_ID,
   ATTR_GEN_AI_AGENT_NAME,
@@ -77,10 +79,24 @@ function cancelQuietly(
   }
 }
 
-/** Adds the exception event: the span API throws on some values (a symbol), the call still counts. */
-function recordQuietly(span: Call['span'], error: unknown): void {
+/**
+ * Adds the exception event: its type always; its message (content, like arguments and results)
+ * only with capture on, redacted and cut; its stack trace's frames, with the message line only
+ * with capture on. The span API throws on some values (a symbol): the call still counts.
+ */
+function recordQuietly(state: TraceState, span: Call['span'], error: unknown): void {
   try {
-    span.recordException(error as Error);
+    const attributes: Attributes = { [ATTR_EXCEPTION_TYPE]: errorTypeOf(error) };
+    const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : '';
+    if (state.capture.enabled) {
+      const message = error instanceof Error ? error.message : String(error);
+      attributes[ATTR_EXCEPTION_MESSAGE] = captureText(message, state.capture);
+      if (stack) attributes[ATTR_EXCEPTION_STACKTRACE] = captureText(stack, state.capture);
+    } else {
+      const frames = stack.indexOf('\n    at ');
+      if (frames >= 0) attributes[ATTR_EXCEPTION_STACKTRACE] = stack.slice(frames + 1);
+    }
+    span.addEvent(EVENT_EXCEPTION, attributes);
   } catch {
     // the event is lost; the outcome and error.type are still set
   }
@@ -157,7 +173,7 @@ function finishThrown<T>(
   let done: Finished<T>;
   try {
     const { scope, info } = call;
-    recordQuietly(call.span, error);
+    recordQuietly(state, call.span, error);
     const type = errorTypeOf(error);
     answered = true;
     const after = state.engine.afterCall({ scope, tool: info.tool, args: info.args, ok: false });
