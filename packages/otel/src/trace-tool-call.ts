@@ -1,4 +1,11 @@
-import { type Attributes, context, SpanKind, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import type { Call, Finished, TraceState } from './call-state.js';
 import { captureText, captureValue } from './capture.js';
 import { defaultResultAdapter } from './default-adapter.js';
@@ -7,6 +14,7 @@ import { finish } from './finish-call.js';
 import type { Outcome } from './metrics.js';
 import { resolveScope } from './scope.js';
 import {
+  ATTR_ERROR_TYPE,
   ATTR_EXCEPTION_MESSAGE,
   ATTR_EXCEPTION_STACKTRACE,
   ATTR_EXCEPTION_TYPE,
@@ -19,6 +27,7 @@ import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_GEN_AI_TOOL_TYPE,
   ATTR_LOOPGUARD_ARGS_HASH,
+  ATTR_LOOPGUARD_OUTCOME,
   ATTR_LOOPGUARD_SCOPE,
   ATTR_LOOPGUARD_SIGNATURE,
   ERROR_TYPE_BLOCKED,
@@ -84,7 +93,7 @@ function cancelQuietly(
  * only with capture on, redacted and cut; its stack trace's frames, with the message line only
  * with capture on. The span API throws on some values (a symbol): the call still counts.
  */
-function recordQuietly(state: TraceState, span: Call['span'], error: unknown): void {
+function recordQuietly(state: TraceState, span: Span, error: unknown): void {
   try {
     const attributes: Attributes = { [ATTR_EXCEPTION_TYPE]: errorTypeOf(error) };
     const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : '';
@@ -130,6 +139,7 @@ export async function traceToolCall<T>(
   } catch (error) {
     if (error instanceof LoopHaltError) throw error;
     state.report(error);
+    if (!call) return runInBareSpan(state, info, run);
     endQuietly(call);
     return run();
   }
@@ -140,6 +150,59 @@ export async function traceToolCall<T>(
     return finishThrown(state, call, adapter, error);
   }
   return finishReturned(state, call, adapter, value);
+}
+
+/**
+ * Loopguard failed before the call's span started (the engine could not read the arguments,
+ * say): the call runs as without loopguard, in a span of what is known without the engine (the
+ * tool, its outcome and error), so the trace still shows it. A span that cannot start either
+ * leaves the call to run without one.
+ */
+async function runInBareSpan<T>(
+  state: TraceState,
+  info: ToolCallInfo,
+  run: () => T | Promise<T>,
+): Promise<T> {
+  const parent = context.active();
+  let span: Span;
+  try {
+    const tool = String(info.tool);
+    span = state.tracer().startSpan(
+      `${GEN_AI_OPERATION_EXECUTE_TOOL} ${tool}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL,
+          [ATTR_GEN_AI_TOOL_NAME]: tool,
+        },
+      },
+      parent,
+    );
+  } catch {
+    return run();
+  }
+  let value: T;
+  try {
+    value = await context.with(trace.setSpan(parent, span), run);
+  } catch (error) {
+    try {
+      span.setAttribute(ATTR_LOOPGUARD_OUTCOME, 'error');
+      span.setAttribute(ATTR_ERROR_TYPE, errorTypeOf(error));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorTypeOf(error) });
+      recordQuietly(state, span, error);
+      span.end();
+    } catch {
+      // the span is lost; the call's error is what the host gets
+    }
+    throw error;
+  }
+  try {
+    span.setAttribute(ATTR_LOOPGUARD_OUTCOME, 'ok');
+    span.end();
+  } catch {
+    // the span is lost; the call's result is what the host gets
+  }
+  return value;
 }
 
 /** A call the engine stopped before it ran: its synthetic result, or the halt error thrown. */

@@ -72,10 +72,38 @@ describe('internal failures never reach the host', () => {
       expect(warnings).toHaveLength(1);
       expect(String(warnings[0]?.[0])).toContain('loopguard');
       expect(String(warnings[0]?.[1])).toContain(`engine ${where} exploded`);
-      // a failure before the span starts leaves no span; a later one ends the span it started
-      expect(telemetry.spans()).toHaveLength(where === 'afterCall' ? 3 : 0);
+      // every call has its span: one that failed before the engine decided has what was known
+      const spans = telemetry.spans();
+      expect(spans.map((s) => s.name)).toEqual(Array(3).fill('execute_tool query'));
+      if (where !== 'afterCall') {
+        expect(spans.map((s) => s.attributes['loopguard.outcome'])).toEqual(['ok', 'ok', 'error']);
+        expect(spans[2]?.attributes['error.type']).toBe('RangeError');
+        expect(spans.every((s) => s.attributes['loopguard.signature'] === undefined)).toBe(true);
+      }
     });
   }
+
+  it('arguments that cannot be read give the call its result and a span', async () => {
+    telemetry = createTelemetry();
+    const guard = createGuard({
+      engine: { env: {}, configFile: false },
+      tracerProvider: telemetry.tracerProvider,
+    });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error('no keys for you');
+        },
+      },
+    );
+    const read = guard.wrap('read', async (_args: object) => 'contents', { argsOf: (a) => a });
+    expect(await read(hostile)).toBe('contents');
+    const [span] = telemetry.spans();
+    expect(span?.name).toBe('execute_tool read');
+    expect(span?.attributes['gen_ai.tool.name']).toBe('read');
+    expect(span?.attributes['loopguard.outcome']).toBe('ok');
+  });
 
   it('a broken result adapter falls back to the tool result', async () => {
     telemetry = createTelemetry();
@@ -131,7 +159,10 @@ describe('internal failures never reach the host', () => {
     expect(String(warnings[0]?.[1])).toContain('redact exploded');
     // the withdrawn attempt still counts for the streak, as cancelCall documents
     await guard.traceToolCall({ tool: 'grep', args, scope: 's' }, () => 'hit');
-    const [span] = telemetry.spans();
+    const [bare, span] = telemetry.spans();
+    // the failed attempt's span holds what was known before the failure
+    expect(bare?.attributes['gen_ai.tool.name']).toBe('grep');
+    expect(bare?.attributes['loopguard.outcome']).toBe('ok');
     expect(span?.attributes['loopguard.streak']).toBe(2);
     expect(cancelled).toHaveLength(1);
   });
