@@ -3,6 +3,7 @@ import { diag, type Tracer, type TracerProvider, trace } from '@opentelemetry/ap
 import { warnOnce } from './adapters/warn-once.js';
 import type { TraceState } from './call-state.js';
 import { resolveCapture } from './capture.js';
+import { defaultResultAdapter } from './default-adapter.js';
 import { GuardMetrics } from './metrics.js';
 import { traceToolCall } from './trace-tool-call.js';
 import type { Guard, GuardOptions, ResultAdapter, ToolCallInfo, WrapOptions } from './types.js';
@@ -50,6 +51,21 @@ function scopeOf<A extends unknown[]>(
     );
     return undefined;
   }
+}
+
+/** `adapter` (default: the default adapter), telling `onNotice` each notice it did not add. */
+function telling<R>(
+  adapter: ResultAdapter<R> | undefined,
+  onNotice: (notice: string) => void,
+): ResultAdapter<R> {
+  const base = adapter ?? (defaultResultAdapter as ResultAdapter<R>);
+  const told: ResultAdapter<R> = Object.create(base);
+  told.appendNotice = (result, notice) => {
+    const noticed = base.appendNotice(result, notice);
+    if (noticed === result) onNotice(notice);
+    return noticed;
+  };
+  return told;
 }
 
 /**
@@ -120,7 +136,8 @@ export function createGuard(options: GuardOptions = {}): Guard {
       fn: (...args: A) => R | Promise<R>,
       wrapOptions: WrapOptions<A, R> = {},
     ): (...args: A) => Promise<R> {
-      const { scope, argsOf, adapter } = wrapOptions;
+      const { scope, argsOf, onNotice } = wrapOptions;
+      const adapter = onNotice ? telling(wrapOptions.adapter, onNotice) : wrapOptions.adapter;
       return function guarded(this: unknown, ...args: A): Promise<R> {
         let info: ToolCallInfo;
         try {

@@ -77,6 +77,13 @@ export interface WrapOptions<A extends unknown[], R> {
   /** What the engine hashes as the arguments; default: the first argument, or all of them. */
   argsOf?: (...args: A) => unknown;
   adapter?: ResultAdapter<R>;
+  /**
+   * Told the notice (nudge or warning text) of a call whose result cannot carry it without
+   * changing type (with the default adapter: anything but a string or an MCP-style
+   * `{ content: [...] }` result), so the host can show it to the model its own way. The result
+   * is returned unchanged either way.
+   */
+  onNotice?: (notice: string) => void;
 }
 
 /** Spans, metrics and loop decisions for tool calls. */

@@ -1,7 +1,7 @@
 import type { StopDecision } from '@loopguard/engine';
 import { context } from '@opentelemetry/api';
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import { defaultResultAdapter } from '../default-adapter.js';
+import { noticeAsText } from '../default-adapter.js';
 import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
@@ -137,7 +137,7 @@ const aiSdkResultAdapter: ResultAdapter<unknown> = {
       const text = typeof previous === 'string' ? `${previous}\n\n${notice}` : notice;
       return { ...result, [NOTICE_FIELD]: text };
     }
-    return defaultResultAdapter.appendNotice(result, notice);
+    return noticeAsText(result, notice);
   },
 };
 

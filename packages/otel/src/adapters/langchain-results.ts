@@ -1,6 +1,6 @@
 import type { ToolMessage } from '@langchain/core/messages';
 import type { StopDecision } from '@loopguard/engine';
-import { defaultResultAdapter } from '../default-adapter.js';
+import { noticeAsText } from '../default-adapter.js';
 import type { ResultAdapter } from '../types.js';
 import {
   commandForHash,
@@ -92,7 +92,7 @@ export function langChainResultAdapter(contentAndArtifact: boolean): ResultAdapt
       return contentWithNotice(content as Content, notice);
     }
     if (isPlainObject(content)) return { ...content, loopguard: notice };
-    return defaultResultAdapter.appendNotice(content, notice);
+    return noticeAsText(content, notice);
   };
   return {
     blocked(decision) {

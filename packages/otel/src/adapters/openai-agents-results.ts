@@ -1,4 +1,4 @@
-import { defaultResultAdapter } from '../default-adapter.js';
+import { noticeAsText } from '../default-adapter.js';
 import type { ResultAdapter } from '../types.js';
 import { isPlainObject } from './plain-object.js';
 
@@ -61,7 +61,7 @@ export function agentsResultAdapter(
       const items = structuredItems(result);
       if (items) return [...items, { type: 'text', text: notice }];
       if (isPlainObject(result)) return { ...result, loopguard: notice };
-      return defaultResultAdapter.appendNotice(result, notice);
+      return noticeAsText(result, notice);
     },
     isError: isError ?? ((result) => result === AGENTS_DEFAULT_TOOL_ERROR),
   };
