@@ -11,9 +11,8 @@ import { decide, recordHalt, refusalAfterHalt } from './decision.js';
 import { resolvePolicy } from './effective-policy.js';
 import { addInFlight, dropForgotten, dropNewestInFlight, takeInFlight } from './in-flight.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
-import { resultHash } from './result-hash.js';
 import { ScopeMap } from './scopes.js';
-import { argsDigest, digestSignature } from './signature.js';
+import { argsDigest, digestSignature, resultHash } from './signature/index.js';
 import {
   type CallContext,
   type EffectivePolicy,

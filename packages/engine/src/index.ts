@@ -1,4 +1,3 @@
-export { canonicalJson } from './canonical-json.js';
 export { checkConfig } from './config/check.js';
 export { DEFAULT_NUDGE_THRESHOLDS, defaultConfig } from './config/defaults.js';
 export {
@@ -13,7 +12,7 @@ export { parseThresholds } from './config/thresholds.js';
 export { createEngine } from './engine.js';
 export { appendNotice, nudgeText } from './notice.js';
 export { builtinKind } from './policies.js';
-export { argsHash, normalizeArgs, signatureOf } from './signature.js';
+export { argsHash, canonicalJson, normalizeArgs, signatureOf } from './signature/index.js';
 export type {
   Action,
   AfterCallInput,

@@ -5,7 +5,7 @@ import {
   tableAdd,
   tableGet,
   tableValues,
-} from './signature-table.js';
+} from './signature/index.js';
 import type { AxisThresholds, Finding, ToolKind } from './types.js';
 
 /** What the engine remembers about one signature within a scope. */
