@@ -8,9 +8,9 @@ import { NEVER_NUDGED } from './config/defaults.js';
 import { loadConfig } from './config/resolve.js';
 import { MIN_NUDGE_THRESHOLD } from './config/thresholds.js';
 import { decide, recordHalt, refusalAfterHalt } from './decision.js';
-import { resolvePolicy } from './effective-policy.js';
 import { addInFlight, dropForgotten, dropNewestInFlight, takeInFlight } from './in-flight.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
+import { PolicyCache, resolvePolicy } from './policies.js';
 import { ScopeMap } from './scopes.js';
 import { argsDigest, digestSignature, resultHash } from './signature/index.js';
 import {
@@ -37,7 +37,6 @@ import type {
 } from './types.js';
 
 const DEFAULT_SCOPE = 'default';
-const MAX_CACHED_POLICIES = 1024;
 
 /** The tool name of a call: a JavaScript host may pass none, or something else than a string. */
 function toolName(call: CallInput): string {
@@ -55,17 +54,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const now = options.now ?? Date.now;
   const thresholds = new NudgeThresholds(config, env, diagnostic);
   const scopes = new ScopeMap<ScopeState>(config.scopes.max, config.scopes.idleMs);
-  const policies = new Map<string, EffectivePolicy>();
+  const policies = new PolicyCache(config);
   const excluded = new ToolNames([...NEVER_NUDGED, ...config.nudge.exclude]);
-
-  const policyOf = (tool: string): EffectivePolicy => {
-    let policy = policies.get(tool);
-    if (policy === undefined) {
-      policy = resolvePolicy(config, tool);
-      if (policies.size < MAX_CACHED_POLICIES) policies.set(tool, policy);
-    }
-    return policy;
-  };
 
   // One context per engine, refilled for each call: calls are synchronous and no user code
   // (toJSON, getters, clock, diagnostics) runs between filling it and the last axis reading it.
@@ -119,7 +109,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (scope === undefined) return undefined;
     if (scope.stopped) return refusalAfterHalt(scope.stopped);
     const tool = toolName(call);
-    const policy = policyOf(tool);
+    const policy = policies.of(tool);
     const digest = argsDigest(call.args, policy.ignoreArgs);
     const signature = digestSignature(tool, digest);
     const sig = knownSignature(scope, signature, digest.print);
@@ -131,7 +121,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const scopeKey = call.scope ?? DEFAULT_SCOPE;
     const scope = scopes.acquire(scopeKey, now(), newScope);
     const tool = toolName(call);
-    const policy = policyOf(tool);
+    const policy = policies.of(tool);
     const digest = argsDigest(call.args, policy.ignoreArgs);
     const hash = digest.hash;
     const signature = digestSignature(tool, digest);
@@ -161,7 +151,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const scopeKey = call.scope ?? DEFAULT_SCOPE;
     const scope = scopes.acquire(scopeKey, now(), newScope);
     const tool = toolName(call);
-    const policy = policyOf(tool);
+    const policy = policies.of(tool);
     let hash: string;
     let signature: string;
     let print = 0;
@@ -250,7 +240,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const scope = scopes.peek(call.scope ?? DEFAULT_SCOPE, now());
     if (scope === undefined) return;
     const tool = toolName(call);
-    const digest = argsDigest(call.args, policyOf(tool).ignoreArgs);
+    const digest = argsDigest(call.args, policies.of(tool).ignoreArgs);
     const signature = digestSignature(tool, digest);
     const dropped = dropNewestInFlight(scope, tool, call.args, signature);
     if (dropped === undefined) dropForgotten(scope, signature, withdraw);
