@@ -4,9 +4,7 @@ import { noProgressAfter, noProgressBefore } from './axes/no-progress.js';
 import { pollAfter, pollBefore } from './axes/poll.js';
 import { repetitionAfter, repetitionBefore } from './axes/repetition.js';
 import { countAttempt, streakFinding, withdrawAttempt } from './axes/streak.js';
-import { NEVER_NUDGED } from './config/defaults.js';
 import { loadConfig } from './config/resolve.js';
-import { MIN_NUDGE_THRESHOLD } from './config/thresholds.js';
 import { decide, recordHalt, refusalAfterHalt } from './decision.js';
 import { addInFlight, dropForgotten, dropNewestInFlight, takeInFlight } from './in-flight.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
@@ -23,7 +21,6 @@ import {
   type SignatureState,
   signatureState,
 } from './state.js';
-import { ToolNames } from './tool-names.js';
 import type {
   AfterCallInput,
   AllowDecision,
@@ -55,7 +52,6 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const thresholds = new NudgeThresholds(config, env, diagnostic);
   const scopes = new ScopeMap<ScopeState>(config.scopes.max, config.scopes.idleMs);
   const policies = new PolicyCache(config);
-  const excluded = new ToolNames([...NEVER_NUDGED, ...config.nudge.exclude]);
 
   // One context per engine, refilled for each call: calls are synchronous and no user code
   // (toJSON, getters, clock, diagnostics) runs between filling it and the last axis reading it.
@@ -189,16 +185,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     }
     const ok = call.ok ?? true;
     const result = resultHash(call.result);
-    // the thresholds are read at call time, but only for a repeat: reading process.env costs
-    // about 0.4 µs a name, and no threshold is below 2
-    const nudgeAt =
-      !forgotten &&
-      streak >= MIN_NUDGE_THRESHOLD &&
-      policy.kind !== 'poller' &&
-      policy.nudge &&
-      !excluded.has(tool)
-        ? thresholds.current()
-        : undefined;
+    const nudgeAt = forgotten ? undefined : thresholds.forStreak(tool, streak, policy);
     const ctx = context(scope, tool, signature, policy, sig, streak, count);
     // Collected in one array per engine, then copied at their exact size into the decision.
     const findings = found;
