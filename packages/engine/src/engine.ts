@@ -1,11 +1,6 @@
-import { cycleAfter } from './axes/cycle.js';
-import { exactFailureAfter, exactFailureBefore, sameToolFailureAfter } from './axes/failure.js';
-import { noProgressAfter, noProgressBefore } from './axes/no-progress.js';
-import { pollAfter, pollBefore } from './axes/poll.js';
-import { repetitionAfter, repetitionBefore } from './axes/repetition.js';
-import { countAttempt, streakFinding, withdrawAttempt } from './axes/streak.js';
+import { axesAfter, countAttempt, withdrawAttempt } from './axes/index.js';
 import { loadConfig } from './config/resolve.js';
-import { decide, recordHalt, refusalAfterHalt } from './decision.js';
+import { decide, recordHalt, refusalAfterHalt, refusalOf } from './decision.js';
 import { addInFlight, dropForgotten, dropNewestInFlight, takeInFlight } from './in-flight.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
 import { PolicyCache, resolvePolicy } from './policies.js';
@@ -16,7 +11,6 @@ import {
   type EffectivePolicy,
   knownSignature,
   newScope,
-  rememberedSignatures,
   type ScopeState,
   type SignatureState,
   signatureState,
@@ -86,19 +80,6 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return ctx;
   };
 
-  /** The refusal `beforeCall` gives a call of `ctx.sig` now, if any (hard stop only). */
-  const stopBefore = (
-    scope: ScopeState,
-    policy: EffectivePolicy,
-    ctx: CallContext,
-  ): Finding | undefined => {
-    if (!ctx.hardStop) return undefined;
-    if (scope.stopped) return refusalAfterHalt(scope.stopped);
-    return policy.kind === 'poller'
-      ? (pollBefore(ctx) ?? exactFailureBefore(ctx))
-      : (repetitionBefore(ctx) ?? exactFailureBefore(ctx) ?? noProgressBefore(ctx));
-  };
-
   const refusal = (call: CallInput): Finding | undefined => {
     if (!config.guardrails.hardStop) return undefined;
     const scope = scopes.peek(call.scope ?? DEFAULT_SCOPE, now());
@@ -110,7 +91,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const signature = digestSignature(tool, digest);
     const sig = knownSignature(scope, signature, digest.print);
     if (sig === undefined) return undefined;
-    return stopBefore(scope, policy, context(scope, tool, signature, policy, sig, 0, sig.calls));
+    return refusalOf(context(scope, tool, signature, policy, sig, 0, sig.calls));
   };
 
   const beforeCall = (call: CallInput): BeforeDecision => {
@@ -124,7 +105,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const sig = signatureState(scope, signature, digest.print);
     countAttempt(scope, sig);
     const ctx = context(scope, tool, signature, policy, sig, scope.streak, sig.calls);
-    const stop = stopBefore(scope, policy, ctx);
+    const stop = refusalOf(ctx);
     if (stop !== undefined) {
       recordHalt(scope, [stop], tool);
       return decide(ctx, scopeKey, hash, [stop]) as BeforeDecision;
@@ -187,38 +168,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const result = resultHash(call.result);
     const nudgeAt = forgotten ? undefined : thresholds.forStreak(tool, streak, policy);
     const ctx = context(scope, tool, signature, policy, sig, streak, count);
-    // Collected in one array per engine, then copied at their exact size into the decision.
-    const findings = found;
-    // setting an array's length is a builtin call even when it is 0 already
-    if (findings.length !== 0) findings.length = 0;
-    let finding: Finding | undefined;
-    if (nudgeAt !== undefined) {
-      finding = streakFinding(tool, streak, nudgeAt);
-      if (finding) findings.push(finding);
-    }
-    if (ok) {
-      ctx.sig.exactFailures = 0;
-      if (policy.kind === 'mutating') clearProgress(scope);
-      if (policy.kind === 'poller') {
-        finding = pollAfter(ctx, result);
-        if (finding) findings.push(finding);
-      } else {
-        finding = repetitionAfter(ctx);
-        if (finding) findings.push(finding);
-        finding = noProgressAfter(ctx, result);
-        if (finding) findings.push(finding);
-      }
-    } else {
-      finding = exactFailureAfter(ctx);
-      if (finding) findings.push(finding);
-      finding = sameToolFailureAfter(ctx);
-      if (finding) findings.push(finding);
-    }
-    const changed =
-      policy.kind === 'poller' && ctx.sig.lastResult !== undefined && ctx.sig.lastResult !== result;
-    ctx.sig.lastResult = result;
-    finding = cycleAfter(ctx, result, ok, changed);
-    if (finding) findings.push(finding);
+    const findings = axesAfter(ctx, ok, result, nudgeAt, found);
     recordHalt(scope, findings, tool);
     return decide(ctx, scopeKey, hash, findings.length === 0 ? [] : findings.slice());
   };
@@ -245,12 +195,4 @@ export function createEngine(options: EngineOptions = {}): Engine {
     config,
     scopeCount: () => scopes.size,
   };
-}
-
-function clearProgress(scope: ScopeState): void {
-  scope.toolFailures.clear();
-  for (const sig of rememberedSignatures(scope)) {
-    sig.exactFailures = 0;
-    sig.sameResultRun = 0;
-  }
 }
