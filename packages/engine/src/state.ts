@@ -116,6 +116,27 @@ export interface CallContext {
   hardStop: boolean;
 }
 
+/** Refills `ctx` (an engine's one call context) for a call and returns it. */
+export function fillContext(
+  ctx: CallContext,
+  scope: ScopeState,
+  tool: string,
+  signature: string,
+  policy: EffectivePolicy,
+  sig: SignatureState,
+  streak: number,
+  count: number,
+): CallContext {
+  ctx.scope = scope;
+  ctx.sig = sig;
+  ctx.tool = tool;
+  ctx.signature = signature;
+  ctx.streak = streak;
+  ctx.count = count;
+  ctx.policy = policy;
+  return ctx;
+}
+
 /**
  * Signatures per generation: a scope remembers the 2 048 to 4 096 it used most recently. Dropping
  * a whole table costs nothing, where deleting the oldest keys of a Map made V8 rehash it again and

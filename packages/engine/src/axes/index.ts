@@ -2,4 +2,4 @@
 // order in which a call is judged on them.
 export { stopFinding } from './level.js';
 export { axesAfter, axesBefore } from './run.js';
-export { countAttempt, withdrawAttempt } from './streak.js';
+export { countAttempt, countUnpaired, unpairedStreak, withdrawAttempt } from './streak.js';
