@@ -5,7 +5,7 @@ import {
   unpairedStreak,
   withdrawAttempt,
 } from './axes/index.js';
-import { loadConfig } from './config/resolve.js';
+import { loadConfig } from './config/index.js';
 import { decide, recordHalt, refusalAfterHalt, refusalOf } from './decision.js';
 import {
   addInFlight,

@@ -1,14 +1,16 @@
-export { checkConfig } from './config/check.js';
-export { DEFAULT_NUDGE_THRESHOLDS, defaultConfig } from './config/defaults.js';
 export {
   CONFIG_FILE_NAMES,
+  checkConfig,
+  DEFAULT_NUDGE_THRESHOLDS,
+  defaultConfig,
   findConfigFile,
+  fromReferenceConfig,
+  loadConfig,
   parseConfigText,
+  parseThresholds,
+  REFERENCE_ROOT_KEY,
   readConfigFile,
-} from './config/file.js';
-export { fromReferenceConfig, REFERENCE_ROOT_KEY } from './config/reference-compat.js';
-export { loadConfig } from './config/resolve.js';
-export { parseThresholds } from './config/thresholds.js';
+} from './config/index.js';
 export { createEngine } from './engine.js';
 export { appendNotice, nudgeText } from './notice.js';
 export { builtinKind } from './policies.js';

@@ -1,5 +1,9 @@
-import { NEVER_NUDGED, NUDGE_THRESHOLD_ENV } from './config/defaults.js';
-import { MIN_NUDGE_THRESHOLD, parseThresholds } from './config/thresholds.js';
+import {
+  MIN_NUDGE_THRESHOLD,
+  NEVER_NUDGED,
+  NUDGE_THRESHOLD_ENV,
+  parseThresholds,
+} from './config/index.js';
 import type { EffectivePolicy } from './state.js';
 import { ToolNames } from './tool-names.js';
 import type { ResolvedConfig } from './types.js';
