@@ -68,7 +68,7 @@ export function axesAfter(
  * A successful mutating call changed something: every failure count of the scope and every run
  * of identical results starts again.
  */
-export function clearProgress(scope: ScopeState): void {
+function clearProgress(scope: ScopeState): void {
   scope.toolFailures.clear();
   for (const sig of rememberedSignatures(scope)) {
     sig.exactFailures = 0;
