@@ -1,4 +1,4 @@
-import { stopFinding } from './axes/level.js';
+import { axesBefore, stopFinding } from './axes/index.js';
 import type { CallContext, ScopeState } from './state.js';
 import type { Decision, Finding } from './types.js';
 
@@ -54,4 +54,14 @@ export function recordHalt(scope: ScopeState, findings: readonly Finding[], tool
 export function refusalAfterHalt({ finding, tool }: NonNullable<ScopeState['stopped']>): Finding {
   const halted = stopFinding(finding.axis, tool, finding.count, finding.threshold, 'halt');
   return { ...halted, action: 'block' };
+}
+
+/**
+ * The refusal `beforeCall` gives the call of `ctx` now, if any (hard stop only): every call after
+ * a halt, else what an axis refuses.
+ */
+export function refusalOf(ctx: CallContext): Finding | undefined {
+  if (!ctx.hardStop) return undefined;
+  const stopped = ctx.scope.stopped;
+  return stopped ? refusalAfterHalt(stopped) : axesBefore(ctx);
 }

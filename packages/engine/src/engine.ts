@@ -1,30 +1,32 @@
-import { cycleAfter } from './axes/cycle.js';
-import { exactFailureAfter, exactFailureBefore, sameToolFailureAfter } from './axes/failure.js';
-import { noProgressAfter, noProgressBefore } from './axes/no-progress.js';
-import { pollAfter, pollBefore } from './axes/poll.js';
-import { repetitionAfter, repetitionBefore } from './axes/repetition.js';
-import { countAttempt, streakFinding, withdrawAttempt } from './axes/streak.js';
-import { NEVER_NUDGED } from './config/defaults.js';
-import { loadConfig } from './config/resolve.js';
-import { MIN_NUDGE_THRESHOLD } from './config/thresholds.js';
-import { decide, recordHalt, refusalAfterHalt } from './decision.js';
-import { resolvePolicy } from './effective-policy.js';
-import { addInFlight, dropForgotten, dropNewestInFlight, takeInFlight } from './in-flight.js';
+import {
+  axesAfter,
+  countAttempt,
+  countUnpaired,
+  unpairedStreak,
+  withdrawAttempt,
+} from './axes/index.js';
+import { loadConfig } from './config/index.js';
+import { decide, recordHalt, refusalAfterHalt, refusalOf } from './decision.js';
+import {
+  addInFlight,
+  dropForgotten,
+  dropNewestInFlight,
+  forgottenInFlight,
+  takeInFlight,
+} from './in-flight.js';
 import { NudgeThresholds } from './nudge-thresholds.js';
-import { resultHash } from './result-hash.js';
+import { PolicyCache, resolvePolicy } from './policies.js';
 import { ScopeMap } from './scopes.js';
-import { argsDigest, digestSignature } from './signature.js';
+import { argsDigest, digestSignature, resultHash } from './signature/index.js';
 import {
   type CallContext,
-  type EffectivePolicy,
+  fillContext,
   knownSignature,
   newScope,
-  rememberedSignatures,
   type ScopeState,
   type SignatureState,
   signatureState,
 } from './state.js';
-import { ToolNames } from './tool-names.js';
 import type {
   AfterCallInput,
   AllowDecision,
@@ -38,11 +40,21 @@ import type {
 } from './types.js';
 
 const DEFAULT_SCOPE = 'default';
-const MAX_CACHED_POLICIES = 1024;
 
-/** The tool name of a call: a JavaScript host may pass none, or something else than a string. */
-function toolName(call: CallInput): string {
-  return typeof call.tool === 'string' ? call.tool : String(call.tool);
+/** What one engine keeps: its configuration, its scopes and the buffers its calls reuse. */
+interface EngineState {
+  readonly config: ResolvedConfig;
+  readonly now: () => number;
+  readonly scopes: ScopeMap<ScopeState>;
+  readonly policies: PolicyCache;
+  readonly nudges: NudgeThresholds;
+  /**
+   * One context per engine, refilled for each call: calls are synchronous and no user code
+   * (toJSON, getters, clock, diagnostics) runs between filling it and the last axis reading it.
+   */
+  readonly ctx: CallContext;
+  /** The findings of the call being judged, copied at their exact size into its decision. */
+  readonly found: Finding[];
 }
 
 /** Creates a repetition engine. Configuration: the options object over the environment over the file over defaults. */
@@ -54,227 +66,146 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const config: ResolvedConfig = loaded.config;
   const env = options.env ?? process.env;
   const now = options.now ?? Date.now;
-  const thresholds = new NudgeThresholds(config, env, diagnostic);
-  const scopes = new ScopeMap<ScopeState>(config.scopes.max, config.scopes.idleMs);
-  const policies = new Map<string, EffectivePolicy>();
-  const excluded = new ToolNames([...NEVER_NUDGED, ...config.nudge.exclude]);
-
-  const policyOf = (tool: string): EffectivePolicy => {
-    let policy = policies.get(tool);
-    if (policy === undefined) {
-      policy = resolvePolicy(config, tool);
-      if (policies.size < MAX_CACHED_POLICIES) policies.set(tool, policy);
-    }
-    return policy;
-  };
-
-  // One context per engine, refilled for each call: calls are synchronous and no user code
-  // (toJSON, getters, clock, diagnostics) runs between filling it and the last axis reading it.
-  const ctx: CallContext = {
-    scope: newScope(),
-    sig: signatureState(newScope(), ''),
-    tool: '',
-    signature: '',
-    streak: 0,
-    count: 0,
-    policy: resolvePolicy(config, ''),
-    warnings: config.guardrails.warnings,
-    hardStop: config.guardrails.hardStop,
-  };
-  const found: Finding[] = [];
-  const context = (
-    scope: ScopeState,
-    tool: string,
-    signature: string,
-    policy: EffectivePolicy,
-    sig: SignatureState,
-    streak: number,
-    count: number,
-  ): CallContext => {
-    ctx.scope = scope;
-    ctx.sig = sig;
-    ctx.tool = tool;
-    ctx.signature = signature;
-    ctx.streak = streak;
-    ctx.count = count;
-    ctx.policy = policy;
-    return ctx;
-  };
-
-  /** The refusal `beforeCall` gives a call of `ctx.sig` now, if any (hard stop only). */
-  const stopBefore = (
-    scope: ScopeState,
-    policy: EffectivePolicy,
-    ctx: CallContext,
-  ): Finding | undefined => {
-    if (!ctx.hardStop) return undefined;
-    if (scope.stopped) return refusalAfterHalt(scope.stopped);
-    return policy.kind === 'poller'
-      ? (pollBefore(ctx) ?? exactFailureBefore(ctx))
-      : (repetitionBefore(ctx) ?? exactFailureBefore(ctx) ?? noProgressBefore(ctx));
-  };
-
-  const refusal = (call: CallInput): Finding | undefined => {
-    if (!config.guardrails.hardStop) return undefined;
-    const scope = scopes.peek(call.scope ?? DEFAULT_SCOPE, now());
-    if (scope === undefined) return undefined;
-    if (scope.stopped) return refusalAfterHalt(scope.stopped);
-    const tool = toolName(call);
-    const policy = policyOf(tool);
-    const digest = argsDigest(call.args, policy.ignoreArgs);
-    const signature = digestSignature(tool, digest);
-    const sig = knownSignature(scope, signature, digest.print);
-    if (sig === undefined) return undefined;
-    return stopBefore(scope, policy, context(scope, tool, signature, policy, sig, 0, sig.calls));
-  };
-
-  const beforeCall = (call: CallInput): BeforeDecision => {
-    const scopeKey = call.scope ?? DEFAULT_SCOPE;
-    const scope = scopes.acquire(scopeKey, now(), newScope);
-    const tool = toolName(call);
-    const policy = policyOf(tool);
-    const digest = argsDigest(call.args, policy.ignoreArgs);
-    const hash = digest.hash;
-    const signature = digestSignature(tool, digest);
-    const sig = signatureState(scope, signature, digest.print);
-    countAttempt(scope, sig);
-    const ctx = context(scope, tool, signature, policy, sig, scope.streak, sig.calls);
-    const stop = stopBefore(scope, policy, ctx);
-    if (stop !== undefined) {
-      recordHalt(scope, [stop], tool);
-      return decide(ctx, scopeKey, hash, [stop]) as BeforeDecision;
-    }
-    addInFlight(scope, {
-      tool,
-      args: call.args,
-      hash,
-      signature,
-      sig,
-      streak: ctx.streak,
-      count: ctx.count,
-      run: scope.run,
-      runBefore: scope.runBefore,
-    });
-    return decide(ctx, scopeKey, hash, []) as AllowDecision;
-  };
-
-  const afterCall = (call: AfterCallInput): Decision => {
-    const scopeKey = call.scope ?? DEFAULT_SCOPE;
-    const scope = scopes.acquire(scopeKey, now(), newScope);
-    const tool = toolName(call);
-    const policy = policyOf(tool);
-    let hash: string;
-    let signature: string;
-    let print = 0;
-    let sig: SignatureState;
-    let streak: number;
-    let count: number;
-    // The call beforeCall admitted (the same arguments object; else, unless a call of this
-    // signature was forgotten in flight, the same signature): its attempt is counted.
-    let pending = takeInFlight(scope, tool, call.args, undefined);
-    // A call forgotten in flight (past MAX_PENDING_PER_SCOPE, the oldest first): its attempt was
-    // counted, but its own streak is not known, so it reports the latest and is not nudged.
-    let forgotten = false;
-    if (pending !== undefined) {
-      hash = pending.hash;
-      signature = pending.signature;
-    } else {
-      const digest = argsDigest(call.args, policy.ignoreArgs);
-      hash = digest.hash;
-      print = digest.print;
-      signature = digestSignature(tool, digest);
-      forgotten = (knownSignature(scope, signature, print)?.untracked ?? 0) > 0;
-      if (!forgotten) pending = takeInFlight(scope, undefined, undefined, signature);
-    }
-    if (pending !== undefined) {
-      sig = pending.sig;
-      streak = pending.streak;
-      count = pending.count;
-    } else {
-      // no call in flight: the digest was computed above, and `print` with it
-      sig = signatureState(scope, signature, print);
-      if (forgotten) sig.untracked -= 1;
-      else countAttempt(scope, sig);
-      streak = forgotten && scope.streakState !== sig ? 1 : scope.streak;
-      count = sig.calls;
-    }
-    const ok = call.ok ?? true;
-    const result = resultHash(call.result);
-    // the thresholds are read at call time, but only for a repeat: reading process.env costs
-    // about 0.4 µs a name, and no threshold is below 2
-    const nudgeAt =
-      !forgotten &&
-      streak >= MIN_NUDGE_THRESHOLD &&
-      policy.kind !== 'poller' &&
-      policy.nudge &&
-      !excluded.has(tool)
-        ? thresholds.current()
-        : undefined;
-    const ctx = context(scope, tool, signature, policy, sig, streak, count);
-    // Collected in one array per engine, then copied at their exact size into the decision.
-    const findings = found;
-    // setting an array's length is a builtin call even when it is 0 already
-    if (findings.length !== 0) findings.length = 0;
-    let finding: Finding | undefined;
-    if (nudgeAt !== undefined) {
-      finding = streakFinding(tool, streak, nudgeAt);
-      if (finding) findings.push(finding);
-    }
-    if (ok) {
-      ctx.sig.exactFailures = 0;
-      if (policy.kind === 'mutating') clearProgress(scope);
-      if (policy.kind === 'poller') {
-        finding = pollAfter(ctx, result);
-        if (finding) findings.push(finding);
-      } else {
-        finding = repetitionAfter(ctx);
-        if (finding) findings.push(finding);
-        finding = noProgressAfter(ctx, result);
-        if (finding) findings.push(finding);
-      }
-    } else {
-      finding = exactFailureAfter(ctx);
-      if (finding) findings.push(finding);
-      finding = sameToolFailureAfter(ctx);
-      if (finding) findings.push(finding);
-    }
-    const changed =
-      policy.kind === 'poller' && ctx.sig.lastResult !== undefined && ctx.sig.lastResult !== result;
-    ctx.sig.lastResult = result;
-    finding = cycleAfter(ctx, result, ok, changed);
-    if (finding) findings.push(finding);
-    recordHalt(scope, findings, tool);
-    return decide(ctx, scopeKey, hash, findings.length === 0 ? [] : findings.slice());
-  };
-
-  const dropCall = (call: CallInput, withdraw: boolean): void => {
-    const scope = scopes.peek(call.scope ?? DEFAULT_SCOPE, now());
-    if (scope === undefined) return;
-    const tool = toolName(call);
-    const digest = argsDigest(call.args, policyOf(tool).ignoreArgs);
-    const signature = digestSignature(tool, digest);
-    const dropped = dropNewestInFlight(scope, tool, call.args, signature);
-    if (dropped === undefined) dropForgotten(scope, signature, withdraw);
-    else if (withdraw) withdrawAttempt(scope, dropped);
-  };
-
-  return {
-    beforeCall,
-    afterCall,
-    refusal,
-    cancelCall: (call) => dropCall(call, false),
-    withdrawCall: (call) => dropCall(call, true),
-    resetScope: (scope = DEFAULT_SCOPE) => scopes.delete(scope),
-    haltDecision: (scope = DEFAULT_SCOPE) => scopes.peek(scope, now())?.halt,
+  const engine: EngineState = {
     config,
-    scopeCount: () => scopes.size,
+    now,
+    scopes: new ScopeMap<ScopeState>(config.scopes.max, config.scopes.idleMs),
+    policies: new PolicyCache(config),
+    nudges: new NudgeThresholds(config, env, diagnostic),
+    ctx: {
+      scope: newScope(),
+      sig: signatureState(newScope(), ''),
+      tool: '',
+      signature: '',
+      streak: 0,
+      count: 0,
+      policy: resolvePolicy(config, ''),
+      warnings: config.guardrails.warnings,
+      hardStop: config.guardrails.hardStop,
+    },
+    found: [],
+  };
+  return {
+    beforeCall: (call) => beforeCall(engine, call),
+    afterCall: (call) => afterCall(engine, call),
+    refusal: (call) => refusal(engine, call),
+    cancelCall: (call) => dropCall(engine, call, false),
+    withdrawCall: (call) => dropCall(engine, call, true),
+    resetScope: (scope = DEFAULT_SCOPE) => engine.scopes.delete(scope),
+    haltDecision: (scope = DEFAULT_SCOPE) => engine.scopes.peek(scope, now())?.halt,
+    config,
+    scopeCount: () => engine.scopes.size,
   };
 }
 
-function clearProgress(scope: ScopeState): void {
-  scope.toolFailures.clear();
-  for (const sig of rememberedSignatures(scope)) {
-    sig.exactFailures = 0;
-    sig.sameResultRun = 0;
+/** The tool name of a call: a JavaScript host may pass none, or something else than a string. */
+function toolName(call: CallInput): string {
+  return typeof call.tool === 'string' ? call.tool : String(call.tool);
+}
+
+/** `Engine.beforeCall`: counts the attempt, then refuses it (a block) or admits it in flight. */
+function beforeCall(engine: EngineState, call: CallInput): BeforeDecision {
+  const scopeKey = call.scope ?? DEFAULT_SCOPE;
+  const scope = engine.scopes.acquire(scopeKey, engine.now(), newScope);
+  const tool = toolName(call);
+  const policy = engine.policies.of(tool);
+  const digest = argsDigest(call.args, policy.ignoreArgs);
+  const hash = digest.hash;
+  const signature = digestSignature(tool, digest);
+  const sig = signatureState(scope, signature, digest.print);
+  countAttempt(scope, sig);
+  const ctx = fillContext(engine.ctx, scope, tool, signature, policy, sig, scope.streak, sig.calls);
+  const stop = refusalOf(ctx);
+  if (stop !== undefined) {
+    const findings = [stop];
+    recordHalt(scope, findings, tool);
+    return decide(ctx, scopeKey, hash, findings) as BeforeDecision;
   }
+  addInFlight(scope, {
+    tool,
+    args: call.args,
+    hash,
+    signature,
+    sig,
+    streak: ctx.streak,
+    count: ctx.count,
+    run: scope.run,
+    runBefore: scope.runBefore,
+  });
+  return decide(ctx, scopeKey, hash, []) as AllowDecision;
+}
+
+/** `Engine.afterCall`: pairs the call with its attempt, judges its outcome and records a halt. */
+function afterCall(engine: EngineState, call: AfterCallInput): Decision {
+  const scopeKey = call.scope ?? DEFAULT_SCOPE;
+  const scope = engine.scopes.acquire(scopeKey, engine.now(), newScope);
+  const tool = toolName(call);
+  const policy = engine.policies.of(tool);
+  let hash: string;
+  let signature: string;
+  let print = 0;
+  // The call beforeCall admitted (the same arguments object; else, unless a call of this
+  // signature was forgotten in flight, the same signature): its attempt is counted.
+  let pending = takeInFlight(scope, tool, call.args, undefined);
+  // A call forgotten in flight (past MAX_PENDING_PER_SCOPE, the oldest first): its attempt was
+  // counted, but its own streak is not known (see `unpairedStreak`) and it is not nudged.
+  let forgotten = false;
+  if (pending !== undefined) {
+    hash = pending.hash;
+    signature = pending.signature;
+  } else {
+    const digest = argsDigest(call.args, policy.ignoreArgs);
+    hash = digest.hash;
+    print = digest.print;
+    signature = digestSignature(tool, digest);
+    forgotten = forgottenInFlight(scope, signature, print);
+    if (!forgotten) pending = takeInFlight(scope, undefined, undefined, signature);
+  }
+  let sig: SignatureState;
+  let streak: number;
+  let count: number;
+  if (pending !== undefined) {
+    sig = pending.sig;
+    streak = pending.streak;
+    count = pending.count;
+  } else {
+    // no call in flight: the digest was computed above, and `print` with it
+    sig = countUnpaired(scope, signature, print, forgotten);
+    streak = unpairedStreak(scope, sig, forgotten);
+    count = sig.calls;
+  }
+  const ok = call.ok ?? true;
+  const result = resultHash(call.result);
+  const nudgeAt = forgotten ? undefined : engine.nudges.forStreak(tool, streak, policy);
+  const ctx = fillContext(engine.ctx, scope, tool, signature, policy, sig, streak, count);
+  const findings = axesAfter(ctx, ok, result, nudgeAt, engine.found);
+  recordHalt(scope, findings, tool);
+  return decide(ctx, scopeKey, hash, findings.length === 0 ? [] : findings.slice());
+}
+
+/** `Engine.refusal`: what `beforeCall` would refuse this call with now, changing nothing. */
+function refusal(engine: EngineState, call: CallInput): Finding | undefined {
+  if (!engine.config.guardrails.hardStop) return undefined;
+  const scope = engine.scopes.peek(call.scope ?? DEFAULT_SCOPE, engine.now());
+  if (scope === undefined) return undefined;
+  if (scope.stopped) return refusalAfterHalt(scope.stopped);
+  const tool = toolName(call);
+  const policy = engine.policies.of(tool);
+  const digest = argsDigest(call.args, policy.ignoreArgs);
+  const signature = digestSignature(tool, digest);
+  const sig = knownSignature(scope, signature, digest.print);
+  if (sig === undefined) return undefined;
+  return refusalOf(fillContext(engine.ctx, scope, tool, signature, policy, sig, 0, sig.calls));
+}
+
+/** `Engine.cancelCall` and (`withdraw`) `Engine.withdrawCall`: forgets an admitted call. */
+function dropCall(engine: EngineState, call: CallInput, withdraw: boolean): void {
+  const scope = engine.scopes.peek(call.scope ?? DEFAULT_SCOPE, engine.now());
+  if (scope === undefined) return;
+  const tool = toolName(call);
+  const digest = argsDigest(call.args, engine.policies.of(tool).ignoreArgs);
+  const signature = digestSignature(tool, digest);
+  const dropped = dropNewestInFlight(scope, tool, call.args, signature);
+  if (dropped === undefined) dropForgotten(scope, signature, withdraw);
+  else if (withdraw) withdrawAttempt(scope, dropped);
 }

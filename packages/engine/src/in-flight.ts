@@ -95,6 +95,14 @@ export function dropForgotten(scope: ScopeState, signature: string, withdraw: bo
   if (withdraw && sig.calls > 0) sig.calls -= 1;
 }
 
+/**
+ * Whether a call of this signature (`print` its fingerprint) was forgotten in flight: its
+ * `afterCall` is then taken for it, never paired with another call of the signature in flight.
+ */
+export function forgottenInFlight(scope: ScopeState, signature: string, print: number): boolean {
+  return (knownSignature(scope, signature, print)?.untracked ?? 0) > 0;
+}
+
 /** The calls in flight of a scope, oldest first (a copy). */
 export function callsInFlight(scope: ScopeState): PendingCall[] {
   return scope.pending === undefined ? [] : [scope.pending, ...(scope.morePending ?? [])];

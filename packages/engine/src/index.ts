@@ -1,19 +1,20 @@
-export { canonicalJson } from './canonical-json.js';
-export { checkConfig } from './config/check.js';
-export { DEFAULT_NUDGE_THRESHOLDS, defaultConfig } from './config/defaults.js';
 export {
   CONFIG_FILE_NAMES,
+  checkConfig,
+  DEFAULT_NUDGE_THRESHOLDS,
+  defaultConfig,
   findConfigFile,
+  fromReferenceConfig,
+  loadConfig,
   parseConfigText,
+  parseThresholds,
+  REFERENCE_ROOT_KEY,
   readConfigFile,
-} from './config/file.js';
-export { fromReferenceConfig, REFERENCE_ROOT_KEY } from './config/reference-compat.js';
-export { loadConfig } from './config/resolve.js';
-export { parseThresholds } from './config/thresholds.js';
+} from './config/index.js';
 export { createEngine } from './engine.js';
 export { appendNotice, nudgeText } from './notice.js';
 export { builtinKind } from './policies.js';
-export { argsHash, normalizeArgs, signatureOf } from './signature.js';
+export { argsHash, canonicalJson, normalizeArgs, signatureOf } from './signature/index.js';
 export type {
   Action,
   AfterCallInput,

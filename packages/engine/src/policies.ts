@@ -1,4 +1,5 @@
-import type { ToolKind, ToolPolicy } from './types.js';
+import type { EffectivePolicy } from './state.js';
+import type { ResolvedConfig, ToolKind, ToolPolicy } from './types.js';
 
 const IDEMPOTENT = new Set([
   'read_file',
@@ -78,3 +79,36 @@ export function policyFor(tools: Record<string, ToolPolicy>, tool: string): Tool
 }
 
 const EMPTY: ToolPolicy = Object.freeze({});
+
+/** The policy of a tool with the global thresholds filled in. */
+export function resolvePolicy(config: ResolvedConfig, tool: string): EffectivePolicy {
+  const policy = policyFor(config.tools, tool);
+  return {
+    kind: policy.kind,
+    ignoreArgs: policy.ignoreArgs ?? [],
+    failureTolerant: policy.failureTolerant ?? false,
+    nudge: policy.nudge ?? true,
+    warnAfter: { ...config.guardrails.warnAfter, ...policy.warnAfter },
+    hardStopAfter: { ...config.guardrails.hardStopAfter, ...policy.hardStopAfter },
+  };
+}
+
+/** Tools whose policy an engine keeps: a host that invents tool names cannot grow it further. */
+export const MAX_CACHED_POLICIES = 1024;
+
+/** The effective policy of each tool an engine sees, resolved once per name. */
+export class PolicyCache {
+  readonly #policies = new Map<string, EffectivePolicy>();
+
+  constructor(private readonly config: ResolvedConfig) {}
+
+  /** The policy of `tool`: kept for the first `MAX_CACHED_POLICIES` names, resolved anew past them. */
+  of(tool: string): EffectivePolicy {
+    let policy = this.#policies.get(tool);
+    if (policy === undefined) {
+      policy = resolvePolicy(this.config, tool);
+      if (this.#policies.size < MAX_CACHED_POLICIES) this.#policies.set(tool, policy);
+    }
+    return policy;
+  }
+}

@@ -5,7 +5,7 @@ import {
   tableAdd,
   tableGet,
   tableValues,
-} from './signature-table.js';
+} from './signature/index.js';
 import type { AxisThresholds, Finding, ToolKind } from './types.js';
 
 /** What the engine remembers about one signature within a scope. */
@@ -114,6 +114,27 @@ export interface CallContext {
   policy: EffectivePolicy;
   warnings: boolean;
   hardStop: boolean;
+}
+
+/** Refills `ctx` (an engine's one call context) for a call and returns it. */
+export function fillContext(
+  ctx: CallContext,
+  scope: ScopeState,
+  tool: string,
+  signature: string,
+  policy: EffectivePolicy,
+  sig: SignatureState,
+  streak: number,
+  count: number,
+): CallContext {
+  ctx.scope = scope;
+  ctx.sig = sig;
+  ctx.tool = tool;
+  ctx.signature = signature;
+  ctx.streak = streak;
+  ctx.count = count;
+  ctx.policy = policy;
+  return ctx;
 }
 
 /**

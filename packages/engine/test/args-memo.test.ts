@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ArgsMemo } from '../src/args-memo.js';
-import { canonicalJson } from '../src/canonical-json.js';
-import { argsHash } from '../src/signature.js';
+import { ArgsMemo } from '../src/signature/args-memo.js';
+import { canonicalJson } from '../src/signature/canonical-json.js';
+import { argsHash } from '../src/signature/signature.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const fresh = (value: unknown): string => sha256(canonicalJson(value));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sameToolFailureAfter } from '../src/axes/failure.js';
 import { loadConfig } from '../src/config/resolve.js';
-import { resolvePolicy } from '../src/effective-policy.js';
+import { resolvePolicy } from '../src/policies.js';
 import { type CallContext, newScope, type ScopeState, signatureState } from '../src/state.js';
 import { axes, call, engineWith } from './helpers.js';
 

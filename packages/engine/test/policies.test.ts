@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/resolve.js';
 import { appendNotice } from '../src/notice.js';
-import { builtinKind } from '../src/policies.js';
+import { builtinKind, MAX_CACHED_POLICIES, PolicyCache, resolvePolicy } from '../src/policies.js';
 import { call, engineWith } from './helpers.js';
 
 describe('tool policies', () => {
@@ -98,5 +99,48 @@ describe('appendNotice', () => {
     const result = { a: 1 };
     const allow = call(engineWith(), 'y', {}).after!;
     expect(appendNotice(result, allow)).toBe(result);
+  });
+});
+
+describe('resolvePolicy and PolicyCache', () => {
+  const { config } = loadConfig({
+    configFile: false,
+    env: {},
+    guardrails: { warnAfter: { repetition: 4 } },
+    tools: {
+      grep: { kind: 'mutating', ignoreArgs: ['timeout'] },
+      job_status: { warnAfter: { poll: 3 } },
+    },
+  });
+
+  it('fills in the global thresholds under the configured policy over the built-in kind', () => {
+    expect(resolvePolicy(config, 'grep')).toMatchObject({
+      kind: 'mutating',
+      ignoreArgs: ['timeout'],
+      failureTolerant: false,
+      nudge: true,
+    });
+    const poller = resolvePolicy(config, 'job_status');
+    expect(poller.kind).toBe('poller');
+    expect(poller.warnAfter).toEqual({ ...config.guardrails.warnAfter, poll: 3 });
+    expect(poller.warnAfter.repetition).toBe(4);
+    expect(resolvePolicy(config, 'deploy')).toMatchObject({ kind: undefined, ignoreArgs: [] });
+  });
+
+  it('resolves each tool once while it holds fewer than its bound', () => {
+    const policies = new PolicyCache(config);
+    const grep = policies.of('grep');
+    expect(grep).toEqual(resolvePolicy(config, 'grep'));
+    expect(policies.of('read_file')).toBe(policies.of('read_file'));
+    expect(policies.of('grep')).toBe(grep);
+  });
+
+  it('still resolves every tool past its bound, without keeping it', () => {
+    const policies = new PolicyCache(config);
+    for (let i = 0; i < MAX_CACHED_POLICIES; i++) policies.of(`tool_${i}`);
+    expect(policies.of('tool_0')).toBe(policies.of('tool_0'));
+    const late = policies.of('job_status');
+    expect(late).toEqual(resolvePolicy(config, 'job_status'));
+    expect(policies.of('job_status')).not.toBe(late);
   });
 });

@@ -2,9 +2,9 @@
 // result hold, it answers (deterministically) instead of throwing into the host.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../src/canonical-json.js';
 import { appendNotice } from '../src/notice.js';
-import { argsHash } from '../src/signature.js';
+import { canonicalJson } from '../src/signature/canonical-json.js';
+import { argsHash } from '../src/signature/signature.js';
 import { call, engineWith } from './helpers.js';
 
 /** Values whose reading throws: a getter, a toJSON, proxy traps. */

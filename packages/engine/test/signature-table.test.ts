@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { newDigest } from '../src/args-memo.js';
-import { argsHash, signatureFromHash } from '../src/signature.js';
+import { newDigest } from '../src/signature/args-memo.js';
+import { argsHash, signatureFromHash } from '../src/signature/signature.js';
 import {
   fingerprintAt,
   newTable,
@@ -10,7 +10,7 @@ import {
   tableAdd,
   tableGet,
   tableValues,
-} from '../src/signature-table.js';
+} from '../src/signature/signature-table.js';
 import { knownSignature, newScope, signatureState } from '../src/state.js';
 
 /** A table and its size, as a scope keeps them. */

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { canonicalJson } from '../src/canonical-json.js';
-import { argsHash, signatureOf } from '../src/signature.js';
+import { canonicalJson } from '../src/signature/canonical-json.js';
+import { argsHash, signatureOf } from '../src/signature/signature.js';
 
 const PYTHON = `
 import hashlib, json, sys

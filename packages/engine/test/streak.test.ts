@@ -1,7 +1,7 @@
 // Reference 000: the repeat-tool nudge.
 import { describe, expect, it } from 'vitest';
 import { appendNotice } from '../src/notice.js';
-import { signatureOf } from '../src/signature.js';
+import { signatureOf } from '../src/signature/signature.js';
 import { call, engineWith } from './helpers.js';
 
 const GREP = { pattern: 'TODO', path: 'src' };

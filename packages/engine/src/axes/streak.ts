@@ -1,6 +1,12 @@
 import { callsInFlight } from '../in-flight.js';
 import { nudgeText } from '../notice.js';
-import { NO_RUN, type PendingCall, type ScopeState, type SignatureState } from '../state.js';
+import {
+  NO_RUN,
+  type PendingCall,
+  type ScopeState,
+  type SignatureState,
+  signatureState,
+} from '../state.js';
 import type { Finding } from '../types.js';
 
 /** Counts one attempt of a signature: the streak grows on a repeat, restarts at 1 otherwise. */
@@ -13,6 +19,32 @@ export function countAttempt(scope: ScopeState, sig: SignatureState): void {
     scope.streakState = sig;
     scope.streak = 1;
   }
+}
+
+/**
+ * The attempt of a call that reaches `afterCall` with no call in flight to pair it with, and the
+ * state of its signature (`print` its fingerprint, as `signatureState` takes it). A call forgotten
+ * in flight was counted at its attempt: one untracked call fewer now. Any other (a host that calls
+ * only `afterCall`) is counted now.
+ */
+export function countUnpaired(
+  scope: ScopeState,
+  signature: string,
+  print: number,
+  forgotten: boolean,
+): SignatureState {
+  const sig = signatureState(scope, signature, print);
+  if (forgotten) sig.untracked -= 1;
+  else countAttempt(scope, sig);
+  return sig;
+}
+
+/**
+ * The streak a call counted by `countUnpaired` reports. A forgotten call's own streak is not
+ * known: it reports the latest run's when that run is its signature's, else 1.
+ */
+export function unpairedStreak(scope: ScopeState, sig: SignatureState, forgotten: boolean): number {
+  return forgotten && scope.streakState !== sig ? 1 : scope.streak;
 }
 
 /**

@@ -1,6 +1,6 @@
 // Canonical JSON (contract section 1), the writer behind argsHash: every call with new arguments
 // runs it, so it builds as few strings as it can.
-import { dropOldest } from './drop-oldest.js';
+import { dropOldest } from '../drop-oldest.js';
 import { integerIndexedText, isIntegerArray, nextInKeyOrder } from './integer-array-text.js';
 import { enclosing, isParent, MAX_NESTING, type Parents, TOO_DEEP } from './nesting.js';
 import { readable } from './readable.js';

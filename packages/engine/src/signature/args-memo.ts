@@ -8,7 +8,7 @@
  * to keep, take the full path.
  */
 
-import { dropOldest } from './drop-oldest.js';
+import { dropOldest } from '../drop-oldest.js';
 import { fingerprintAt } from './signature-table.js';
 
 /** A computed args hash with the signature strings last built from it. */

@@ -30,7 +30,7 @@ export function signatureFingerprint(signature: string): number {
  * A table of signature states: open addressing with linear probing, at most three quarters full,
  * the signature, fingerprint and value of each slot side by side in one array (a scope holds the
  * array itself: one object less to reach on every call). Nothing is ever deleted: a scope forgets
- * a whole table at once (see `signatureState` in state.ts).
+ * a whole table at once (see `signatureState` in ../state.ts).
  */
 export type SignatureTable = unknown[];
 

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
+import { dropOldest } from '../drop-oldest.js';
 import { ArgsMemo, type Digest, newDigest } from './args-memo.js';
 import { canonicalJson } from './canonical-json.js';
-import { dropOldest } from './drop-oldest.js';
 import { readable } from './readable.js';
 
 const HEX16 = 16;
