@@ -1,12 +1,12 @@
 import { createEngine, type Engine, type EngineOptions } from '@loopguard/engine';
 import { diag, trace } from '@opentelemetry/api';
-import { warnOnce } from './adapters/warn-once.js';
 import type { TraceState } from './call-state.js';
 import { resolveCapture } from './capture.js';
 import { GuardMetrics } from './metrics.js';
 import { traceToolCall } from './trace-tool-call.js';
 import type { Guard, GuardOptions, ResultAdapter, ToolCallInfo, WrapOptions } from './types.js';
 import { VERSION } from './version.js';
+import { warnOnce } from './warn-once.js';
 
 function isEngine(value: Engine | EngineOptions | undefined): value is Engine {
   return (

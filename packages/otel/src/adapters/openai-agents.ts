@@ -4,6 +4,7 @@ import { LoopHaltError } from '../errors.js';
 import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
 import type { AgentsGuardOptions, AgentsToolCallDetails, ToolCallInfo } from '../types.js';
+import { warnOnce } from '../warn-once.js';
 import { cancellableBy } from './abort.js';
 import { replaceExport } from './ai-sdk-exports.js';
 import { type ApprovalTool, approvalWithSdkInput } from './openai-agents-approval.js';
@@ -14,7 +15,6 @@ import {
   redactAgentsToolError,
 } from './openai-agents-results.js';
 import { scopePerRun } from './run-scopes.js';
-import { warnOnce } from './warn-once.js';
 
 export { AGENTS_DEFAULT_TOOL_ERROR };
 
