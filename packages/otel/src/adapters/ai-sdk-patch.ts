@@ -3,11 +3,11 @@ import type { ToolSet } from 'ai';
 import type { AiSdkGuardOptions } from '../types.js';
 import { warnOnce } from '../warn-once.js';
 import { haltingPrepareStep } from './ai-sdk-approved-halt.js';
-import { replaceExport } from './ai-sdk-exports.js';
 import { settleRun, withHaltStop } from './ai-sdk-halt.js';
 import { withHaltTransform } from './ai-sdk-halt-stream.js';
 import { currentRun, inRun, newRun, type Run } from './ai-sdk-runs.js';
 import { bindRun, guardAiSdkTools } from './ai-sdk-tools.js';
+import { replaceExport } from './shared/index.js';
 
 const PATCHED = Symbol.for('loopguard.ai-sdk.patched');
 const PATCHED_NAMES = ['generateText', 'streamText'] as const;

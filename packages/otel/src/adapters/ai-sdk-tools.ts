@@ -7,12 +7,11 @@ import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
 import type { AiSdkGuardOptions, ResultAdapter } from '../types.js';
 import { warnOnce } from '../warn-once.js';
-import { cancellableBy } from './abort.js';
 import { unlessRefused } from './ai-sdk-approval.js';
 import { CallNotices } from './ai-sdk-notices.js';
 import { currentRun, inRun, noteHalt, type Run } from './ai-sdk-runs.js';
 import { isAsyncIterable, relay, type Stream, settle } from './ai-sdk-stream.js';
-import { isPlainObject } from './plain-object.js';
+import { cancellableBy, isPlainObject } from './shared/index.js';
 
 /**
  * Thrown from a guarded AI SDK tool whose call loopguard blocked. The AI SDK turns a throwing

@@ -8,7 +8,7 @@ import {
   commandToolMessage,
   isCommand,
 } from './langchain-command.js';
-import { isPlainObject } from './plain-object.js';
+import { isPlainObject } from './shared/index.js';
 
 const BLOCKED = Symbol('loopguard.langchain.blocked');
 

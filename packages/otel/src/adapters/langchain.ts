@@ -3,12 +3,11 @@ import { diag } from '@opentelemetry/api';
 import type { AgentMiddleware, ToolCallHandler } from 'langchain';
 import { getGuard } from '../guard.js';
 import type { LangChainGuardOptions } from '../types.js';
-import { cancellableBy } from './abort.js';
-import { replaceExport } from './ai-sdk-exports.js';
 import { blockedDecision, langChainResultAdapter } from './langchain-results.js';
 import { langChainScope, threadIdOf } from './langchain-scope.js';
 import { isGuardedLangChainTool } from './langchain-tool.js';
 import { answerToolError, errorToolMessage } from './langchain-tool-errors.js';
+import { cancellableBy, replaceExport } from './shared/index.js';
 
 type Request = Parameters<ToolCallHandler>[0];
 

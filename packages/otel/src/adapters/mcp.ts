@@ -7,7 +7,7 @@ import type {
   McpInstrumentOptions,
   ResultAdapter,
 } from '../types.js';
-import { cancellableBy } from './abort.js';
+import { cancellableBy } from './shared/index.js';
 
 type CallTool = (params: McpCallToolParamsLike, ...rest: unknown[]) => Promise<unknown>;
 

@@ -5,8 +5,6 @@ import { getGuard } from '../guard.js';
 import { resolveScope } from '../scope.js';
 import type { AgentsGuardOptions, AgentsToolCallDetails, ToolCallInfo } from '../types.js';
 import { warnOnce } from '../warn-once.js';
-import { cancellableBy } from './abort.js';
-import { replaceExport } from './ai-sdk-exports.js';
 import { type ApprovalTool, approvalWithSdkInput } from './openai-agents-approval.js';
 import {
   AGENTS_DEFAULT_TOOL_ERROR,
@@ -14,7 +12,7 @@ import {
   agentsResultAdapter,
   redactAgentsToolError,
 } from './openai-agents-results.js';
-import { scopePerRun } from './run-scopes.js';
+import { cancellableBy, replaceExport, scopePerRun } from './shared/index.js';
 
 export { AGENTS_DEFAULT_TOOL_ERROR };
 
