@@ -1,10 +1,11 @@
+export type { AiSdkGuardOptions } from './adapters/ai-sdk/index.js';
 export {
   guardAiSdkTools,
   guardedAiSdkExports,
   loopHalted,
   patchAiSdk,
   ToolCallBlockedError,
-} from './adapters/ai-sdk.js';
+} from './adapters/ai-sdk/index.js';
 export { loopguardMiddleware, patchLangChain } from './adapters/langchain.js';
 export { guardLangChainTool } from './adapters/langchain-tool.js';
 export { instrumentMcpClient, mcpResultAdapter, patchMcpClientClass } from './adapters/mcp.js';
@@ -55,7 +56,6 @@ export {
 export type {
   AgentsGuardOptions,
   AgentsToolCallDetails,
-  AiSdkGuardOptions,
   CaptureOptions,
   Guard,
   GuardOptions,

@@ -6,7 +6,7 @@ import {
   InstrumentationNodeModuleDefinition,
   InstrumentationNodeModuleFile,
 } from '@opentelemetry/instrumentation';
-import { guardedAiSdkExports, patchAiSdk } from './adapters/ai-sdk.js';
+import { guardedAiSdkExports, patchAiSdk } from './adapters/ai-sdk/index.js';
 import { patchLangChain } from './adapters/langchain.js';
 import { patchMcpClientClass, unpatchMcpClientClass } from './adapters/mcp.js';
 import { patchOpenAIAgents } from './adapters/openai-agents.js';

@@ -2,7 +2,6 @@ import type { Engine, EngineOptions, StopDecision } from '@loopguard/engine';
 import type { FunctionTool, RunContext } from '@openai/agents';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
-import type { ToolExecutionOptions } from 'ai';
 
 /** Opt-in capture of tool arguments and results as span attributes. */
 export interface CaptureOptions {
@@ -139,18 +138,6 @@ export interface McpInstrumentOptions {
 export interface LoopguardInstrumentationConfig extends InstrumentationConfig {
   /** Guard used by patched frameworks; default: `getGuard()` at call time. */
   guard?: Guard;
-}
-
-/** Options of `guardAiSdkTools`. */
-export interface AiSdkGuardOptions {
-  /** Default: `getGuard()` at call time. */
-  guard?: Guard;
-  /**
-   * Fixed scope, or one computed per call (e.g. from `experimental_context`). Default: the context
-   * scope (`withScope`, active span); when there is none, one scope per `generateText` /
-   * `streamText` call or agent `generate` / `stream` call of the patched SDK (`register`).
-   */
-  scope?: string | ((toolName: string, options: ToolExecutionOptions) => string | undefined);
 }
 
 /** Options of `guardLangChainTool`, `loopguardMiddleware` and `patchLangChain`. */

@@ -1,17 +1,18 @@
 import type { StopDecision } from '@loopguard/engine';
 import { context } from '@opentelemetry/api';
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import { defaultResultAdapter } from '../default-adapter.js';
-import { LoopHaltError } from '../errors.js';
-import { getGuard } from '../guard.js';
-import { resolveScope } from '../scope.js';
-import type { AiSdkGuardOptions, ResultAdapter } from '../types.js';
-import { warnOnce } from '../warn-once.js';
-import { unlessRefused } from './ai-sdk-approval.js';
-import { CallNotices } from './ai-sdk-notices.js';
-import { currentRun, inRun, noteHalt, type Run } from './ai-sdk-runs.js';
-import { isAsyncIterable, relay, type Stream, settle } from './ai-sdk-stream.js';
-import { cancellableBy, isPlainObject } from './shared/index.js';
+import { defaultResultAdapter } from '../../default-adapter.js';
+import { LoopHaltError } from '../../errors.js';
+import { getGuard } from '../../guard.js';
+import { resolveScope } from '../../scope.js';
+import type { ResultAdapter } from '../../types.js';
+import { warnOnce } from '../../warn-once.js';
+import { cancellableBy, isPlainObject } from '../shared/index.js';
+import { unlessRefused } from './approval.js';
+import { CallNotices } from './notices.js';
+import { currentRun, inRun, noteHalt, type Run } from './runs.js';
+import { isAsyncIterable, relay, type Stream, settle } from './stream.js';
+import type { AiSdkGuardOptions } from './types.js';
 
 /**
  * Thrown from a guarded AI SDK tool whose call loopguard blocked. The AI SDK turns a throwing
