@@ -6,8 +6,12 @@ export {
   patchAiSdk,
   ToolCallBlockedError,
 } from './adapters/ai-sdk/index.js';
-export { loopguardMiddleware, patchLangChain } from './adapters/langchain.js';
-export { guardLangChainTool } from './adapters/langchain-tool.js';
+export type { LangChainGuardOptions, LangChainToolLike } from './adapters/langchain/index.js';
+export {
+  guardLangChainTool,
+  loopguardMiddleware,
+  patchLangChain,
+} from './adapters/langchain/index.js';
 export { instrumentMcpClient, mcpResultAdapter, patchMcpClientClass } from './adapters/mcp.js';
 export {
   AGENTS_DEFAULT_TOOL_ERROR,
@@ -60,8 +64,6 @@ export type {
   Guard,
   GuardOptions,
   GuardToolOptions,
-  LangChainGuardOptions,
-  LangChainToolLike,
   LoopguardInstrumentationConfig,
   McpCallToolParamsLike,
   McpCallToolResultLike,

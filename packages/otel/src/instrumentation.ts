@@ -7,7 +7,7 @@ import {
   InstrumentationNodeModuleFile,
 } from '@opentelemetry/instrumentation';
 import { guardedAiSdkExports, patchAiSdk } from './adapters/ai-sdk/index.js';
-import { patchLangChain } from './adapters/langchain.js';
+import { patchLangChain } from './adapters/langchain/index.js';
 import { patchMcpClientClass, unpatchMcpClientClass } from './adapters/mcp.js';
 import { patchOpenAIAgents } from './adapters/openai-agents.js';
 import type { Guard, LoopguardInstrumentationConfig } from './types.js';

@@ -1,13 +1,13 @@
 import type { ToolCall } from '@langchain/core/messages/tool';
 import { diag } from '@opentelemetry/api';
 import type { AgentMiddleware, ToolCallHandler } from 'langchain';
-import { getGuard } from '../guard.js';
-import type { LangChainGuardOptions } from '../types.js';
-import { blockedDecision, langChainResultAdapter } from './langchain-results.js';
-import { langChainScope, threadIdOf } from './langchain-scope.js';
-import { isGuardedLangChainTool } from './langchain-tool.js';
-import { answerToolError, errorToolMessage } from './langchain-tool-errors.js';
-import { cancellableBy, replaceExport } from './shared/index.js';
+import { getGuard } from '../../guard.js';
+import { cancellableBy, replaceExport } from '../shared/index.js';
+import { blockedDecision, langChainResultAdapter } from './results.js';
+import { langChainScope, threadIdOf } from './scope.js';
+import { isGuardedLangChainTool } from './tool.js';
+import { answerToolError, errorToolMessage } from './tool-errors.js';
+import type { LangChainGuardOptions } from './types.js';
 
 type Request = Parameters<ToolCallHandler>[0];
 
