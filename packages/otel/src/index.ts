@@ -13,11 +13,12 @@ export {
   patchLangChain,
 } from './adapters/langchain/index.js';
 export { instrumentMcpClient, mcpResultAdapter, patchMcpClientClass } from './adapters/mcp.js';
+export type { AgentsGuardOptions, AgentsToolCallDetails } from './adapters/openai-agents/index.js';
 export {
   AGENTS_DEFAULT_TOOL_ERROR,
   guardAgentsTool,
   patchOpenAIAgents,
-} from './adapters/openai-agents.js';
+} from './adapters/openai-agents/index.js';
 export { guardTool } from './adapters/plain.js';
 export { defaultRedact } from './capture.js';
 export { defaultResultAdapter } from './default-adapter.js';
@@ -58,8 +59,6 @@ export {
   METRIC_LOOPGUARD_TOOL_CALLS,
 } from './semconv.js';
 export type {
-  AgentsGuardOptions,
-  AgentsToolCallDetails,
   CaptureOptions,
   Guard,
   GuardOptions,

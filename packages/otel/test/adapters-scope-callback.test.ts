@@ -3,7 +3,7 @@ import { diag } from '@opentelemetry/api';
 import { generateText, stepCountIs } from 'ai';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { guardAiSdkTools } from '../src/adapters/ai-sdk/index.js';
-import { guardAgentsTool } from '../src/adapters/openai-agents.js';
+import { guardAgentsTool } from '../src/adapters/openai-agents/index.js';
 import { guardTool } from '../src/adapters/plain.js';
 import * as aiSdk from './adapters-ai-sdk-fixtures.js';
 import * as agents from './helpers/openai-agents.js';

@@ -1,20 +1,19 @@
 import type { FunctionTool, RunContext } from '@openai/agents';
 import { context, diag } from '@opentelemetry/api';
-import { LoopHaltError } from '../errors.js';
-import { getGuard } from '../guard.js';
-import { resolveScope } from '../scope.js';
-import type { AgentsGuardOptions, AgentsToolCallDetails, ToolCallInfo } from '../types.js';
-import { warnOnce } from '../warn-once.js';
-import { type ApprovalTool, approvalWithSdkInput } from './openai-agents-approval.js';
+import { LoopHaltError } from '../../errors.js';
+import { getGuard } from '../../guard.js';
+import { resolveScope } from '../../scope.js';
+import type { ToolCallInfo } from '../../types.js';
+import { warnOnce } from '../../warn-once.js';
+import { cancellableBy, replaceExport, scopePerRun } from '../shared/index.js';
+import { type ApprovalTool, approvalWithSdkInput } from './approval.js';
 import {
   AGENTS_DEFAULT_TOOL_ERROR,
   type AgentsTraceSpan,
   agentsResultAdapter,
   redactAgentsToolError,
-} from './openai-agents-results.js';
-import { cancellableBy, replaceExport, scopePerRun } from './shared/index.js';
-
-export { AGENTS_DEFAULT_TOOL_ERROR };
+} from './results.js';
+import type { AgentsGuardOptions, AgentsToolCallDetails } from './types.js';
 
 type AnyFunctionTool = FunctionTool<unknown, never, unknown>;
 type Invoke = AnyFunctionTool['invoke'];
