@@ -12,7 +12,17 @@ export {
   loopguardMiddleware,
   patchLangChain,
 } from './adapters/langchain/index.js';
-export { instrumentMcpClient, mcpResultAdapter, patchMcpClientClass } from './adapters/mcp.js';
+export type {
+  McpCallToolParamsLike,
+  McpCallToolResultLike,
+  McpClientLike,
+  McpInstrumentOptions,
+} from './adapters/mcp/index.js';
+export {
+  instrumentMcpClient,
+  mcpResultAdapter,
+  patchMcpClientClass,
+} from './adapters/mcp/index.js';
 export type { AgentsGuardOptions, AgentsToolCallDetails } from './adapters/openai-agents/index.js';
 export {
   AGENTS_DEFAULT_TOOL_ERROR,
@@ -64,10 +74,6 @@ export type {
   GuardOptions,
   GuardToolOptions,
   LoopguardInstrumentationConfig,
-  McpCallToolParamsLike,
-  McpCallToolResultLike,
-  McpClientLike,
-  McpInstrumentOptions,
   ResultAdapter,
   ToolCallInfo,
   WrapOptions,

@@ -8,7 +8,7 @@ import {
 } from '@opentelemetry/instrumentation';
 import { guardedAiSdkExports, patchAiSdk } from './adapters/ai-sdk/index.js';
 import { patchLangChain } from './adapters/langchain/index.js';
-import { patchMcpClientClass, unpatchMcpClientClass } from './adapters/mcp.js';
+import { patchMcpClientClass, unpatchMcpClientClass } from './adapters/mcp/index.js';
 import { patchOpenAIAgents } from './adapters/openai-agents/index.js';
 import type { Guard, LoopguardInstrumentationConfig } from './types.js';
 import { VERSION } from './version.js';
