@@ -29,6 +29,7 @@ export {
   guardAgentsTool,
   patchOpenAIAgents,
 } from './adapters/openai-agents/index.js';
+export type { GuardToolOptions } from './adapters/plain.js';
 export { guardTool } from './adapters/plain.js';
 export { defaultRedact } from './capture.js';
 export { defaultResultAdapter } from './default-adapter.js';
@@ -72,7 +73,6 @@ export type {
   CaptureOptions,
   Guard,
   GuardOptions,
-  GuardToolOptions,
   LoopguardInstrumentationConfig,
   ResultAdapter,
   ToolCallInfo,

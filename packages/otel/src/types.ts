@@ -99,12 +99,6 @@ export interface Guard {
   shutdown(): Promise<void>;
 }
 
-/** Options of `guardTool`. */
-export interface GuardToolOptions<A extends unknown[], R> extends WrapOptions<A, R> {
-  /** Default: `getGuard()`. */
-  guard?: Guard;
-}
-
 /** Options of `LoopguardInstrumentation`. */
 export interface LoopguardInstrumentationConfig extends InstrumentationConfig {
   /** Guard used by patched frameworks; default: `getGuard()` at call time. */
