@@ -3,10 +3,10 @@ import { diag, trace } from '@opentelemetry/api';
 import type { TraceState } from './call-state.js';
 import { resolveCapture } from './capture.js';
 import { GuardMetrics } from './metrics.js';
+import { scopeOfOption } from './scope.js';
 import { traceToolCall } from './trace-tool-call.js';
 import type { Guard, GuardOptions, ResultAdapter, ToolCallInfo, WrapOptions } from './types.js';
 import { VERSION } from './version.js';
-import { warnOnce } from './warn-once.js';
 
 function isEngine(value: Engine | EngineOptions | undefined): value is Engine {
   return (
@@ -33,23 +33,6 @@ async function flushQuietly(provider: unknown): Promise<void> {
 
 function argsOfDefault(args: readonly unknown[]): unknown {
   return args.length <= 1 ? args[0] : args;
-}
-
-/** The `scope` option's key for one call; a callback that throws leaves it to the context. */
-function scopeOf<A extends unknown[]>(
-  scope: WrapOptions<A, unknown>['scope'],
-  args: A,
-): string | undefined {
-  if (typeof scope !== 'function') return scope;
-  try {
-    return scope(...args);
-  } catch (error) {
-    warnOnce(
-      'loopguard: scope callback of a guarded function failed; using the context scope',
-      error,
-    );
-    return undefined;
-  }
 }
 
 /**
@@ -98,6 +81,7 @@ export function createGuard(options: GuardOptions = {}): Guard {
       wrapOptions: WrapOptions<A, R> = {},
     ): (...args: A) => Promise<R> {
       const { scope, argsOf, adapter } = wrapOptions;
+      const scoping = { scope };
       return function guarded(this: unknown, ...args: A): Promise<R> {
         let info: ToolCallInfo;
         try {
@@ -106,7 +90,7 @@ export function createGuard(options: GuardOptions = {}): Guard {
           state.report(error);
           return Promise.resolve().then(() => fn.apply(this, args));
         }
-        info.scope = scopeOf(scope, args);
+        info.scope = scopeOfOption(scoping, args, 'scope callback of a guarded function');
         return traceToolCall(state, info, () => fn.apply(this, args), adapter);
       };
     },

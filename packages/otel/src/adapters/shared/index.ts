@@ -2,5 +2,5 @@
 
 export { cancellableBy } from './abort.js';
 export { isPlainObject } from './plain-object.js';
-export { replaceExport } from './replace-export.js';
-export { scopePerRun } from './run-scopes.js';
+export { patchExport, replaceExport } from './replace-export.js';
+export { runScopeUnlessContext, scopePerRun } from './run-scopes.js';
