@@ -71,7 +71,11 @@ const PROTO_CT = { 'content-type': 'application/x-protobuf' };
 const controls = (n) => Buffer.alloc(n, 1);
 
 const cases = [
-  ['512 spans, JSON (an exporter default batch)', JSON_CT, Buffer.from(request(Array.from({ length: 512 }, (_, i) => span(i))))],
+  [
+    '512 spans, JSON (an exporter default batch)',
+    JSON_CT,
+    Buffer.from(request(Array.from({ length: 512 }, (_, i) => span(i)))),
+  ],
   [
     '8 192 spans, JSON (a Collector batch)',
     JSON_CT,
@@ -87,7 +91,11 @@ const cases = [
     JSON_CT,
     Buffer.concat([Buffer.from('{"resourceSpans":"'), controls(60 * MiB), Buffer.from('"}')]),
   ],
-  ['60 MiB protobuf, one span named by control characters', PROTO_CT, protobufWithName(controls(60 * MiB))],
+  [
+    '60 MiB protobuf, one span named by control characters',
+    PROTO_CT,
+    protobufWithName(controls(60 * MiB)),
+  ],
 ];
 // a small gzip body that inflates to as many spans as the body limit lets through
 {
@@ -117,7 +125,9 @@ process.on('SIGTERM', () => d.close().then(() => process.exit(0)));
 const child = spawn(process.execPath, [server], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
-const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(Number(String(d)))));
+const port = await new Promise((resolve) =>
+  child.stdout.once('data', (d) => resolve(Number(String(d)))),
+);
 const status = () => readFileSync(`/proc/${child.pid}/status`, 'utf8');
 const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status())?.[1] ?? 0);
 const mib = (k) => `${(k / 1024).toFixed(0)} MiB`;
@@ -129,7 +139,13 @@ for (const [name, headers, body] of cases) {
   const text = (await res.text()).slice(0, 60).replace(/\|/g, '/');
   const peak = kb('VmHWM');
   await new Promise((r) => setTimeout(r, 2000));
-  rows.push([name, mib(body.length / 1024), mib(peak), mib(kb('VmRSS')), `${res.status} ${res.status === 200 ? '' : text}`]);
+  rows.push([
+    name,
+    mib(body.length / 1024),
+    mib(peak),
+    mib(kb('VmRSS')),
+    `${res.status} ${res.status === 200 ? '' : text}`,
+  ]);
 }
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));

@@ -1,10 +1,10 @@
 import { createEngine, type Engine, type EngineOptions } from '@loopguard/engine';
 import { diag, type Tracer, type TracerProvider, trace } from '@opentelemetry/api';
-import { warnOnce } from './adapters/warn-once.js';
 import type { TraceState } from './call-state.js';
 import { resolveCapture } from './capture.js';
 import { defaultResultAdapter } from './default-adapter.js';
 import { GuardMetrics } from './metrics.js';
+import { scopeOfOption } from './scope.js';
 import { traceToolCall } from './trace-tool-call.js';
 import type { Guard, GuardOptions, ResultAdapter, ToolCallInfo, WrapOptions } from './types.js';
 import { VERSION } from './version.js';
@@ -34,23 +34,6 @@ async function flushQuietly(provider: unknown): Promise<void> {
 
 function argsOfDefault(args: readonly unknown[]): unknown {
   return args.length <= 1 ? args[0] : args;
-}
-
-/** The `scope` option's key for one call; a callback that throws leaves it to the context. */
-function scopeOf<A extends unknown[]>(
-  scope: WrapOptions<A, unknown>['scope'],
-  args: A,
-): string | undefined {
-  if (typeof scope !== 'function') return scope;
-  try {
-    return scope(...args);
-  } catch (error) {
-    warnOnce(
-      'loopguard: scope callback of a guarded function failed; using the context scope',
-      error,
-    );
-    return undefined;
-  }
 }
 
 /** `adapter` (default: the default adapter), telling `onNotice` each notice it did not add. */
@@ -138,6 +121,7 @@ export function createGuard(options: GuardOptions = {}): Guard {
     ): (...args: A) => Promise<R> {
       const { scope, argsOf, onNotice } = wrapOptions;
       const adapter = onNotice ? telling(wrapOptions.adapter, onNotice) : wrapOptions.adapter;
+      const scoping = { scope };
       return function guarded(this: unknown, ...args: A): Promise<R> {
         let info: ToolCallInfo;
         try {
@@ -146,7 +130,7 @@ export function createGuard(options: GuardOptions = {}): Guard {
           state.report(error);
           return Promise.resolve().then(() => fn.apply(this, args));
         }
-        info.scope = scopeOf(scope, args);
+        info.scope = scopeOfOption(scoping, args, 'scope callback of a guarded function');
         return traceToolCall(state, info, () => fn.apply(this, args), adapter);
       };
     },

@@ -1,18 +1,35 @@
+export type { AiSdkGuardOptions } from './adapters/ai-sdk/index.js';
 export {
   guardAiSdkTools,
   guardedAiSdkExports,
   loopHalted,
   patchAiSdk,
   ToolCallBlockedError,
-} from './adapters/ai-sdk.js';
-export { loopguardMiddleware, patchLangChain } from './adapters/langchain.js';
-export { guardLangChainTool } from './adapters/langchain-tool.js';
-export { instrumentMcpClient, mcpResultAdapter, patchMcpClientClass } from './adapters/mcp.js';
+} from './adapters/ai-sdk/index.js';
+export type { LangChainGuardOptions, LangChainToolLike } from './adapters/langchain/index.js';
+export {
+  guardLangChainTool,
+  loopguardMiddleware,
+  patchLangChain,
+} from './adapters/langchain/index.js';
+export type {
+  McpCallToolParamsLike,
+  McpCallToolResultLike,
+  McpClientLike,
+  McpInstrumentOptions,
+} from './adapters/mcp/index.js';
+export {
+  instrumentMcpClient,
+  mcpResultAdapter,
+  patchMcpClientClass,
+} from './adapters/mcp/index.js';
+export type { AgentsGuardOptions, AgentsToolCallDetails } from './adapters/openai-agents/index.js';
 export {
   AGENTS_DEFAULT_TOOL_ERROR,
   guardAgentsTool,
   patchOpenAIAgents,
-} from './adapters/openai-agents.js';
+} from './adapters/openai-agents/index.js';
+export type { GuardToolOptions } from './adapters/plain.js';
 export { guardTool } from './adapters/plain.js';
 export { defaultRedact } from './capture.js';
 export { defaultResultAdapter } from './default-adapter.js';
@@ -53,20 +70,10 @@ export {
   METRIC_LOOPGUARD_TOOL_CALLS,
 } from './semconv.js';
 export type {
-  AgentsGuardOptions,
-  AgentsToolCallDetails,
-  AiSdkGuardOptions,
   CaptureOptions,
   Guard,
   GuardOptions,
-  GuardToolOptions,
-  LangChainGuardOptions,
-  LangChainToolLike,
   LoopguardInstrumentationConfig,
-  McpCallToolParamsLike,
-  McpCallToolResultLike,
-  McpClientLike,
-  McpInstrumentOptions,
   ResultAdapter,
   ToolCallInfo,
   WrapOptions,

@@ -6,10 +6,10 @@ import {
   InstrumentationNodeModuleDefinition,
   InstrumentationNodeModuleFile,
 } from '@opentelemetry/instrumentation';
-import { guardedAiSdkExports, patchAiSdk } from './adapters/ai-sdk.js';
-import { patchLangChain } from './adapters/langchain.js';
-import { patchMcpClientClass, unpatchMcpClientClass } from './adapters/mcp.js';
-import { patchOpenAIAgents } from './adapters/openai-agents.js';
+import { guardedAiSdkExports, patchAiSdk } from './adapters/ai-sdk/index.js';
+import { patchLangChain } from './adapters/langchain/index.js';
+import { patchMcpClientClass, unpatchMcpClientClass } from './adapters/mcp/index.js';
+import { patchOpenAIAgents } from './adapters/openai-agents/index.js';
 import type { Guard, LoopguardInstrumentationConfig } from './types.js';
 import { VERSION } from './version.js';
 

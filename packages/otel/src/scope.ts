@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Context, context, createContextKey, propagation, trace } from '@opentelemetry/api';
 import { ATTR_GEN_AI_CONVERSATION_ID } from './semconv.js';
+import { warnOnce } from './warn-once.js';
 
 const SCOPE_KEY = createContextKey('loopguard.scope');
 const local = new AsyncLocalStorage<string>();
@@ -56,4 +57,25 @@ export function resolveScope(explicit: string | undefined, ctx: Context): Resolv
     return { scope: spanContext.traceId, source: 'trace', conversation };
   }
   return { scope: 'process', source: 'process', conversation };
+}
+
+/** A `scope` option: a fixed key, or a callback computing one from a call's arguments. */
+type ScopeOption<A extends unknown[]> = string | ((...args: A) => string | undefined);
+
+/**
+ * The key `options.scope` gives a call with these arguments: the fixed key, or the callback's
+ * answer. A callback that throws gives none (the context decides), reported once as `what` failed.
+ */
+export function scopeOfOption<A extends unknown[]>(
+  options: { scope?: ScopeOption<A> },
+  args: A,
+  what: string,
+): string | undefined {
+  if (typeof options.scope !== 'function') return options.scope;
+  try {
+    return options.scope(...args);
+  } catch (error) {
+    warnOnce(`loopguard: ${what} failed; using the context scope`, error);
+    return undefined;
+  }
 }

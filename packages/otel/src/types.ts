@@ -1,8 +1,6 @@
 import type { Engine, EngineOptions, StopDecision } from '@loopguard/engine';
-import type { FunctionTool, RunContext } from '@openai/agents';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
-import type { ToolExecutionOptions } from 'ai';
 
 /** Opt-in capture of tool arguments and results as span attributes. */
 export interface CaptureOptions {
@@ -108,99 +106,8 @@ export interface Guard {
   shutdown(): Promise<void>;
 }
 
-/** Options of `guardTool`. */
-export interface GuardToolOptions<A extends unknown[], R> extends WrapOptions<A, R> {
-  /** Default: `getGuard()`. */
-  guard?: Guard;
-}
-
-/** The parts of an MCP `CallToolResult` loopguard reads or adds to. */
-export interface McpCallToolResultLike {
-  content?: unknown[];
-  structuredContent?: unknown;
-  isError?: boolean;
-  [key: string]: unknown;
-}
-
-/** `tools/call` params as the MCP SDK's `Client.callTool` takes them. */
-export interface McpCallToolParamsLike {
-  name: string;
-  arguments?: Record<string, unknown>;
-  [key: string]: unknown;
-}
-
-/** Anything with the MCP SDK Client's `callTool` method. */
-export interface McpClientLike {
-  callTool(params: McpCallToolParamsLike, ...rest: never[]): Promise<unknown>;
-}
-
-/** Options of `instrumentMcpClient` and `patchMcpClientClass`. */
-export interface McpInstrumentOptions {
-  /** Default: `getGuard()` at call time. */
-  guard?: Guard;
-  /** Fixed scope for every call of this client; default: resolved from context. */
-  scope?: string;
-}
-
 /** Options of `LoopguardInstrumentation`. */
 export interface LoopguardInstrumentationConfig extends InstrumentationConfig {
   /** Guard used by patched frameworks; default: `getGuard()` at call time. */
   guard?: Guard;
 }
-
-/** Options of `guardAiSdkTools`. */
-export interface AiSdkGuardOptions {
-  /** Default: `getGuard()` at call time. */
-  guard?: Guard;
-  /**
-   * Fixed scope, or one computed per call (e.g. from `experimental_context`). Default: the context
-   * scope (`withScope`, active span); when there is none, one scope per `generateText` /
-   * `streamText` call or agent `generate` / `stream` call of the patched SDK (`register`).
-   */
-  scope?: string | ((toolName: string, options: ToolExecutionOptions) => string | undefined);
-}
-
-/** Options of `guardLangChainTool`, `loopguardMiddleware` and `patchLangChain`. */
-export interface LangChainGuardOptions {
-  /** Default: `getGuard()` at call time. */
-  guard?: Guard;
-  /**
-   * Fixed scope. Default: the context scope (`withScope`); else the LangGraph `thread_id` of the
-   * run; else the active trace; else one scope per agent run (`invoke`/`stream`).
-   */
-  scope?: string;
-  /**
-   * Middleware only: what a tool's own error becomes. `'message'` (default) answers with an error
-   * ToolMessage as `createAgent` does when no middleware wraps tool calls; `'throw'` re-throws it
-   * (langchain's behaviour once any `wrapToolCall` middleware is present).
-   */
-  toolErrors?: 'message' | 'throw';
-}
-
-/** The parts of a LangChain tool (`tool(...)`, `StructuredTool`) the guard uses. */
-export interface LangChainToolLike {
-  name: string;
-  responseFormat?: string;
-}
-
-/** Options of `guardAgentsTool` and `patchOpenAIAgents`. */
-export interface AgentsGuardOptions {
-  /** Default: `getGuard()` at call time. */
-  guard?: Guard;
-  /**
-   * Fixed scope, or one computed per call. Default (also when the callback returns no scope or
-   * throws): the context scope (`withScope`, active span); when there is none, one scope per agent
-   * run (per `RunContext`).
-   */
-  scope?:
-    | string
-    | ((runContext: RunContext<unknown>, details?: AgentsToolCallDetails) => string | undefined);
-  /**
-   * Whether a returned result reports a failure. Function tools turn thrown errors into a string
-   * for the model (the tool's `errorFunction`); by default the SDK's own default error text counts.
-   */
-  isError?: (result: unknown) => boolean;
-}
-
-/** What the runner passes to a function tool's `invoke` besides its input (the model's call). */
-export type AgentsToolCallDetails = Parameters<FunctionTool<unknown, never, unknown>['invoke']>[2];

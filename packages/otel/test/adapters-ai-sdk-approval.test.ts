@@ -9,7 +9,7 @@ import {
   tool,
 } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardAiSdkTools, patchAiSdk } from '../src/adapters/ai-sdk.js';
+import { guardAiSdkTools, patchAiSdk } from '../src/adapters/ai-sdk/index.js';
 import { type Guard, LoopHaltError, withScope } from '../src/index.js';
 import {
   exporter,

@@ -10,8 +10,8 @@ import {
   tool,
 } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loopHalted, patchAiSdk } from '../src/adapters/ai-sdk.js';
-import { haltOfLastStep, settleRun } from '../src/adapters/ai-sdk-halt.js';
+import { haltOfLastStep, settleRun } from '../src/adapters/ai-sdk/halt.js';
+import { loopHalted, patchAiSdk } from '../src/adapters/ai-sdk/index.js';
 import { LoopHaltError, withScope } from '../src/index.js';
 import {
   exporter,

@@ -2,7 +2,7 @@ import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardAiSdkTools } from '../src/adapters/ai-sdk.js';
+import { guardAiSdkTools } from '../src/adapters/ai-sdk/index.js';
 import { withScope } from '../src/index.js';
 import {
   exporter,

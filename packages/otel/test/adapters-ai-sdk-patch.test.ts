@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import * as aiNamespace from 'ai';
 import { generateText, stepCountIs, type ToolLoopAgent } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardAiSdkTools, guardedAiSdkExports, patchAiSdk } from '../src/adapters/ai-sdk.js';
+import { guardAiSdkTools, guardedAiSdkExports, patchAiSdk } from '../src/adapters/ai-sdk/index.js';
 import {
   exporter,
   grepInput,

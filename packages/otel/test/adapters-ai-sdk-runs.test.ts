@@ -9,7 +9,7 @@ import {
   type ToolSet,
 } from 'ai';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { guardAiSdkTools, guardedAiSdkExports, patchAiSdk } from '../src/adapters/ai-sdk.js';
+import { guardAiSdkTools, guardedAiSdkExports, patchAiSdk } from '../src/adapters/ai-sdk/index.js';
 import { setGuard, withScope } from '../src/index.js';
 import {
   exporter,

@@ -1,6 +1,6 @@
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { guardAiSdkTools, ToolCallBlockedError } from '../src/adapters/ai-sdk.js';
+import { guardAiSdkTools, ToolCallBlockedError } from '../src/adapters/ai-sdk/index.js';
 import {
   exporter,
   guardWith,

@@ -10,7 +10,7 @@ import {
 } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
-import { patchAiSdk } from '../src/adapters/ai-sdk.js';
+import { patchAiSdk } from '../src/adapters/ai-sdk/index.js';
 import { exporter, guardWith, toolSpans, usage } from './adapters-ai-sdk-fixtures.js';
 
 afterEach(() => exporter.reset());

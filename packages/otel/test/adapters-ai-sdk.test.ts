@@ -1,7 +1,7 @@
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardAiSdkTools, loopHalted, ToolCallBlockedError } from '../src/adapters/ai-sdk.js';
+import { guardAiSdkTools, loopHalted, ToolCallBlockedError } from '../src/adapters/ai-sdk/index.js';
 import { LoopHaltError, withScope } from '../src/index.js';
 import {
   exporter,

@@ -3,9 +3,12 @@ import { tool } from '@langchain/core/tools';
 import { createAgent, createMiddleware } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loopguardMiddleware, patchLangChain } from '../src/adapters/langchain.js';
-import { guardLangChainTool } from '../src/adapters/langchain-tool.js';
-import type { LangChainGuardOptions } from '../src/types.js';
+import type { LangChainGuardOptions } from '../src/adapters/langchain/index.js';
+import {
+  guardLangChainTool,
+  loopguardMiddleware,
+  patchLangChain,
+} from '../src/adapters/langchain/index.js';
 import { ask, langChainTelemetry, loopingModel, toolMessages } from './helpers/langchain.js';
 
 const { exporter, guardWith, spansOf } = langChainTelemetry();

@@ -1,7 +1,6 @@
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loopguardMiddleware } from '../src/adapters/langchain.js';
-import { guardLangChainTool } from '../src/adapters/langchain-tool.js';
+import { guardLangChainTool, loopguardMiddleware } from '../src/adapters/langchain/index.js';
 import { withScope } from '../src/index.js';
 import { ask, grepArgs, langChainTelemetry, loopingModel, makeGrep } from './helpers/langchain.js';
 

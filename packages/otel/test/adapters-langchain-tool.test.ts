@@ -2,8 +2,11 @@ import { StructuredTool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loopguardMiddleware, patchLangChain } from '../src/adapters/langchain.js';
-import { guardLangChainTool } from '../src/adapters/langchain-tool.js';
+import {
+  guardLangChainTool,
+  loopguardMiddleware,
+  patchLangChain,
+} from '../src/adapters/langchain/index.js';
 import { LoopHaltError } from '../src/index.js';
 import {
   ask,

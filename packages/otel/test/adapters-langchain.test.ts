@@ -3,7 +3,7 @@ import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loopguardMiddleware, patchLangChain } from '../src/adapters/langchain.js';
+import { loopguardMiddleware, patchLangChain } from '../src/adapters/langchain/index.js';
 import { LoopHaltError } from '../src/index.js';
 import {
   ask,

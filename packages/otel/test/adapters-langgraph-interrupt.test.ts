@@ -3,8 +3,7 @@ import { Command, interrupt, MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loopguardMiddleware } from '../src/adapters/langchain.js';
-import { guardLangChainTool } from '../src/adapters/langchain-tool.js';
+import { guardLangChainTool, loopguardMiddleware } from '../src/adapters/langchain/index.js';
 import { ask, langChainTelemetry, loopingModel, toolMessages } from './helpers/langchain.js';
 
 const { exporter, guardWith, spansOf } = langChainTelemetry();

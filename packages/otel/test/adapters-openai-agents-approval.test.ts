@@ -2,7 +2,7 @@ import { Agent, run, setTracingDisabled, ToolCallError, tool } from '@openai/age
 import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { guardAgentsTool, patchOpenAIAgents } from '../src/adapters/openai-agents.js';
+import { guardAgentsTool, patchOpenAIAgents } from '../src/adapters/openai-agents/index.js';
 import { LoopHaltError } from '../src/index.js';
 import {
   exporter,

@@ -10,7 +10,7 @@ import {
 } from '@openai/agents';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { patchOpenAIAgents } from '../src/adapters/openai-agents.js';
+import { patchOpenAIAgents } from '../src/adapters/openai-agents/index.js';
 import { exporter, guardWith, loopingModel, spansOf } from './helpers/openai-agents.js';
 
 /** The errors the SDK's own traces recorded on its function spans, in order. */

@@ -6,7 +6,7 @@ import {
   AGENTS_DEFAULT_TOOL_ERROR,
   guardAgentsTool,
   patchOpenAIAgents,
-} from '../src/adapters/openai-agents.js';
+} from '../src/adapters/openai-agents/index.js';
 import { LoopHaltError } from '../src/index.js';
 import {
   exporter,

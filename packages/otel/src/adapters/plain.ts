@@ -1,5 +1,11 @@
 import { getGuard } from '../guard.js';
-import type { GuardToolOptions } from '../types.js';
+import type { Guard, WrapOptions } from '../types.js';
+
+/** Options of `guardTool`. */
+export interface GuardToolOptions<A extends unknown[], R> extends WrapOptions<A, R> {
+  /** Default: `getGuard()`. */
+  guard?: Guard;
+}
 
 /**
  * Wraps a plain (sync or async) tool function: every call becomes an `execute_tool <name>` span

@@ -1,5 +1,5 @@
 import type { ToolMessage } from '@langchain/core/messages';
-import { isPlainObject } from './plain-object.js';
+import { isPlainObject } from '../shared/index.js';
 
 /** The parts of a LangGraph `Command` a tool may return (checked by shape, as LangGraph does). */
 interface CommandLike {

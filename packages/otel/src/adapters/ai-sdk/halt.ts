@@ -1,8 +1,8 @@
 import type { StopCondition, ToolSet } from 'ai';
-import { LoopHaltError } from '../errors.js';
-import type { Halt } from './ai-sdk-runs.js';
-import { ToolCallBlockedError } from './ai-sdk-tools.js';
-import { warnOnce } from './warn-once.js';
+import { LoopHaltError } from '../../errors.js';
+import { warnOnce } from '../../warn-once.js';
+import type { Halt } from './runs.js';
+import { ToolCallBlockedError } from './tools.js';
 
 type Part = { type?: unknown; error?: unknown };
 

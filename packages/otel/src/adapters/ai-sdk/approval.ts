@@ -1,8 +1,8 @@
 import { context } from '@opentelemetry/api';
 import type { Tool, ToolExecutionOptions } from 'ai';
-import { resolveScope } from '../scope.js';
-import type { Guard } from '../types.js';
-import { warnOnce } from './warn-once.js';
+import { resolveScope } from '../../scope.js';
+import type { Guard } from '../../types.js';
+import { warnOnce } from '../../warn-once.js';
 
 type Policy = NonNullable<Tool['needsApproval']>;
 type PolicyOptions = Parameters<Extract<Policy, (...args: never[]) => unknown>>[1];

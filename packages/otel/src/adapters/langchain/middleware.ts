@@ -1,14 +1,13 @@
 import type { ToolCall } from '@langchain/core/messages/tool';
 import { diag } from '@opentelemetry/api';
 import type { AgentMiddleware, ToolCallHandler } from 'langchain';
-import { getGuard } from '../guard.js';
-import type { LangChainGuardOptions } from '../types.js';
-import { cancellableBy } from './abort.js';
-import { replaceExport } from './ai-sdk-exports.js';
-import { blockedDecision, langChainResultAdapter } from './langchain-results.js';
-import { langChainScope, threadIdOf } from './langchain-scope.js';
-import { isGuardedLangChainTool } from './langchain-tool.js';
-import { answerToolError, errorToolMessage } from './langchain-tool-errors.js';
+import { getGuard } from '../../guard.js';
+import { cancellableBy, patchExport } from '../shared/index.js';
+import { blockedDecision, langChainResultAdapter } from './results.js';
+import { langChainScope, threadIdOf } from './scope.js';
+import { isGuardedLangChainTool } from './tool.js';
+import { answerToolError, errorToolMessage } from './tool-errors.js';
+import type { LangChainGuardOptions } from './types.js';
 
 type Request = Parameters<ToolCallHandler>[0];
 
@@ -139,14 +138,15 @@ export function patchLangChain(
   mod: Record<string, unknown>,
   options: LangChainGuardOptions = {},
 ): boolean {
-  const original = mod?.createAgent as CreateAgent | undefined;
-  if (typeof original !== 'function') return false;
-  if ((original as unknown as Record<symbol, unknown>)[PATCHED]) return true;
-  const wrapper: CreateAgent = function (this: unknown, params) {
-    if (!params) return original.call(this, params);
-    const middleware = withLoopguard(params.middleware ?? [], options);
-    return original.call(this, { ...params, middleware });
-  };
-  Object.defineProperty(wrapper, PATCHED, { value: true });
-  return replaceExport(mod, 'createAgent', wrapper);
+  return patchExport<CreateAgent>(
+    mod,
+    'createAgent',
+    PATCHED,
+    (original) =>
+      function (this: unknown, params) {
+        if (!params) return original.call(this, params);
+        const middleware = withLoopguard(params.middleware ?? [], options);
+        return original.call(this, { ...params, middleware });
+      },
+  );
 }

@@ -1,13 +1,13 @@
 import type { StopDecision } from '@loopguard/engine';
-import { getGuard } from '../guard.js';
+import { getGuard } from '../../guard.js';
+import type { ResultAdapter } from '../../types.js';
+import { cancellableBy } from '../shared/index.js';
 import type {
   McpCallToolParamsLike,
   McpCallToolResultLike,
   McpClientLike,
   McpInstrumentOptions,
-  ResultAdapter,
-} from '../types.js';
-import { cancellableBy } from './abort.js';
+} from './types.js';
 
 type CallTool = (params: McpCallToolParamsLike, ...rest: unknown[]) => Promise<unknown>;
 

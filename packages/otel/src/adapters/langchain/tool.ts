@@ -1,9 +1,9 @@
 import { diag } from '@opentelemetry/api';
-import { getGuard } from '../guard.js';
-import type { LangChainGuardOptions, LangChainToolLike } from '../types.js';
-import { cancellableBy } from './abort.js';
-import { blockedDecision, langChainResultAdapter } from './langchain-results.js';
-import { type LangChainRunInfo, langChainScope } from './langchain-scope.js';
+import { getGuard } from '../../guard.js';
+import { cancellableBy } from '../shared/index.js';
+import { blockedDecision, langChainResultAdapter } from './results.js';
+import { type LangChainRunInfo, langChainScope } from './scope.js';
+import type { LangChainGuardOptions, LangChainToolLike } from './types.js';
 
 interface CallConfig extends LangChainRunInfo {
   toolCall?: { id?: string };

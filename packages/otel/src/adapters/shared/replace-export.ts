@@ -25,3 +25,22 @@ export function replaceExport(mod: Record<string, unknown>, key: string, value: 
   diag.warn(`loopguard: cannot patch export ${key} in place`);
   return false;
 }
+
+/**
+ * Replaces the function export `key` with `wrap(original)`, marked with `mark` so that patching
+ * again changes nothing. Returns true once patched (now or before); false when there is no such
+ * function or the export cannot change (see `replaceExport`).
+ */
+export function patchExport<F extends (...args: never[]) => unknown>(
+  mod: Record<string, unknown>,
+  key: string,
+  mark: symbol,
+  wrap: (original: F) => F,
+): boolean {
+  const original = mod?.[key] as F | undefined;
+  if (typeof original !== 'function') return false;
+  if ((original as unknown as Record<symbol, unknown>)[mark]) return true;
+  const wrapper = wrap(original);
+  Object.defineProperty(wrapper, mark, { value: true });
+  return replaceExport(mod, key, wrapper);
+}

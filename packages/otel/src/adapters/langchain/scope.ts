@@ -1,7 +1,7 @@
 import { context } from '@opentelemetry/api';
-import { resolveScope, type ScopeSource } from '../scope.js';
-import { scopePerRun } from './run-scopes.js';
-import { warnOnce } from './warn-once.js';
+import { resolveScope, type ScopeSource } from '../../scope.js';
+import { warnOnce } from '../../warn-once.js';
+import { scopePerRun } from '../shared/index.js';
 
 /** The parts of a LangGraph run config (or middleware runtime) the scope is read from. */
 export interface LangChainRunInfo {

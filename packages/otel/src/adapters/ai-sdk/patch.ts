@@ -1,13 +1,13 @@
 import { diag } from '@opentelemetry/api';
 import type { ToolSet } from 'ai';
-import type { AiSdkGuardOptions } from '../types.js';
-import { haltingPrepareStep } from './ai-sdk-approved-halt.js';
-import { replaceExport } from './ai-sdk-exports.js';
-import { settleRun, withHaltStop } from './ai-sdk-halt.js';
-import { withHaltTransform } from './ai-sdk-halt-stream.js';
-import { currentRun, inRun, newRun, type Run } from './ai-sdk-runs.js';
-import { bindRun, guardAiSdkTools } from './ai-sdk-tools.js';
-import { warnOnce } from './warn-once.js';
+import { warnOnce } from '../../warn-once.js';
+import { replaceExport } from '../shared/index.js';
+import { haltingPrepareStep } from './approved-halt.js';
+import { settleRun, withHaltStop } from './halt.js';
+import { withHaltTransform } from './halt-stream.js';
+import { currentRun, inRun, newRun, type Run } from './runs.js';
+import { bindRun, guardAiSdkTools } from './tools.js';
+import type { AiSdkGuardOptions } from './types.js';
 
 const PATCHED = Symbol.for('loopguard.ai-sdk.patched');
 const PATCHED_NAMES = ['generateText', 'streamText'] as const;

@@ -1,5 +1,5 @@
-import type { Halt, Run } from './ai-sdk-runs.js';
-import { warnOnce } from './warn-once.js';
+import { warnOnce } from '../../warn-once.js';
+import type { Halt, Run } from './runs.js';
 
 type PrepareStep = (options: { stepNumber?: number; model?: unknown }) => unknown;
 

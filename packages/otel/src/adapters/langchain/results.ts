@@ -1,14 +1,9 @@
 import type { ToolMessage } from '@langchain/core/messages';
 import type { StopDecision } from '@loopguard/engine';
-import { noticeAsText } from '../default-adapter.js';
-import type { ResultAdapter } from '../types.js';
-import {
-  commandForHash,
-  commandReplacing,
-  commandToolMessage,
-  isCommand,
-} from './langchain-command.js';
-import { isPlainObject } from './plain-object.js';
+import { noticeAsText } from '../../default-adapter.js';
+import type { ResultAdapter } from '../../types.js';
+import { isPlainObject } from '../shared/index.js';
+import { commandForHash, commandReplacing, commandToolMessage, isCommand } from './command.js';
 
 const BLOCKED = Symbol('loopguard.langchain.blocked');
 

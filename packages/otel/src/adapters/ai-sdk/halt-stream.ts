@@ -1,6 +1,6 @@
 import type { StreamTextTransform, TextStreamPart, ToolSet } from 'ai';
-import { asList, haltIn } from './ai-sdk-halt.js';
-import { warnOnce } from './warn-once.js';
+import { warnOnce } from '../../warn-once.js';
+import { asList, haltIn } from './halt.js';
 
 type Part = TextStreamPart<ToolSet>;
 

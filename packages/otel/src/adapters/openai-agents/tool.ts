@@ -1,22 +1,19 @@
 import type { FunctionTool, RunContext } from '@openai/agents';
-import { context, diag } from '@opentelemetry/api';
-import { LoopHaltError } from '../errors.js';
-import { getGuard } from '../guard.js';
-import { resolveScope } from '../scope.js';
-import type { AgentsGuardOptions, AgentsToolCallDetails, ToolCallInfo } from '../types.js';
-import { cancellableBy } from './abort.js';
-import { replaceExport } from './ai-sdk-exports.js';
-import { type ApprovalTool, approvalWithSdkInput } from './openai-agents-approval.js';
+import { diag } from '@opentelemetry/api';
+import { LoopHaltError } from '../../errors.js';
+import { getGuard } from '../../guard.js';
+import { scopeOfOption } from '../../scope.js';
+import type { ToolCallInfo } from '../../types.js';
+import { warnOnce } from '../../warn-once.js';
+import { cancellableBy, patchExport, runScopeUnlessContext, scopePerRun } from '../shared/index.js';
+import { type ApprovalTool, approvalWithSdkInput } from './approval.js';
 import {
   AGENTS_DEFAULT_TOOL_ERROR,
   type AgentsTraceSpan,
   agentsResultAdapter,
   redactAgentsToolError,
-} from './openai-agents-results.js';
-import { scopePerRun } from './run-scopes.js';
-import { warnOnce } from './warn-once.js';
-
-export { AGENTS_DEFAULT_TOOL_ERROR };
+} from './results.js';
+import type { AgentsGuardOptions, AgentsToolCallDetails } from './types.js';
 
 type AnyFunctionTool = FunctionTool<unknown, never, unknown>;
 type Invoke = AnyFunctionTool['invoke'];
@@ -39,25 +36,14 @@ function scopeOf(
   runContext: RunContext<unknown>,
   details: AgentsToolCallDetails | undefined,
 ): string | undefined {
-  try {
-    const scope =
-      typeof options.scope === 'function' ? options.scope(runContext, details) : options.scope;
-    if (scope) return scope;
-  } catch (error) {
-    warnOnce('loopguard: OpenAI Agents scope callback failed; using the context scope', error);
-  }
+  const scope = scopeOfOption(options, [runContext, details], 'OpenAI Agents scope callback');
+  if (scope) return scope;
   // no scope of the option's: the context's, else the run's (never the shared "process")
-  try {
-    if (resolveScope(undefined, context.active()).source !== 'process') return undefined;
-    if (typeof runContext !== 'object' || runContext === null) return undefined;
-    return runScopeOf(runContext);
-  } catch (error) {
-    warnOnce(
-      'loopguard: OpenAI Agents scope could not be resolved; using the context scope',
-      error,
-    );
-    return undefined;
-  }
+  return runScopeUnlessContext(
+    () =>
+      typeof runContext === 'object' && runContext !== null ? runScopeOf(runContext) : undefined,
+    'OpenAI Agents',
+  );
 }
 
 function callInfo(
@@ -207,28 +193,29 @@ export function patchOpenAIAgents(
   mod: Record<string, unknown>,
   options: AgentsGuardOptions = {},
 ): boolean {
-  const original = mod?.tool as ToolFactory | undefined;
-  if (typeof original !== 'function') return false;
-  if ((original as unknown as Record<symbol, unknown>)[PATCHED]) return true;
   // read when a tool fails: an ESM namespace seen through import-in-the-middle is live
   const currentSpan: CurrentSpan = () => {
     const get = mod.getCurrentSpan;
     return typeof get === 'function' ? (get() as AgentsTraceSpan | null) : undefined;
   };
-  const wrapper: ToolFactory = function (this: unknown, ...args) {
-    const toolOptions = args[0] as { execute?: unknown } | undefined;
-    if (typeof toolOptions?.execute !== 'function') return original.apply(this, args);
-    let created: AnyFunctionTool;
-    try {
-      created = createGuarded(original, this, args, options, currentSpan);
-    } catch (error) {
-      // The SDK rejected the options (it throws the same for the original call) or we failed.
-      const plain = original.apply(this, args);
-      diag.warn('loopguard: cannot guard an OpenAI Agents tool; it runs unguarded', error);
-      return plain;
-    }
-    return created;
-  };
-  Object.defineProperty(wrapper, PATCHED, { value: true });
-  return replaceExport(mod, 'tool', wrapper);
+  return patchExport<ToolFactory>(
+    mod,
+    'tool',
+    PATCHED,
+    (original) =>
+      function (this: unknown, ...args) {
+        const toolOptions = args[0] as { execute?: unknown } | undefined;
+        if (typeof toolOptions?.execute !== 'function') return original.apply(this, args);
+        let created: AnyFunctionTool;
+        try {
+          created = createGuarded(original, this, args, options, currentSpan);
+        } catch (error) {
+          // The SDK rejected the options (it throws the same for the original call) or we failed.
+          const plain = original.apply(this, args);
+          diag.warn('loopguard: cannot guard an OpenAI Agents tool; it runs unguarded', error);
+          return plain;
+        }
+        return created;
+      },
+  );
 }

@@ -1,8 +1,8 @@
 import type { ToolMessage } from '@langchain/core/messages';
 import { diag } from '@opentelemetry/api';
 import type { ToolCallHandler } from 'langchain';
-import { LoopHaltError } from '../errors.js';
-import { isGraphInterrupt } from './langchain-results.js';
+import { LoopHaltError } from '../../errors.js';
+import { isGraphInterrupt } from './results.js';
 
 type Request = Parameters<ToolCallHandler>[0];
 type MessageCtor = new (fields: Record<string, unknown>) => ToolMessage;

@@ -1,4 +1,4 @@
-import type { ResultAdapter } from '../types.js';
+import type { ResultAdapter } from '../../types.js';
 
 /** The parts of an `AbortSignal` read here (the framework's own, possibly another realm's). */
 interface SignalLike {

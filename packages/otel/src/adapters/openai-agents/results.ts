@@ -1,6 +1,6 @@
-import { noticeAsText } from '../default-adapter.js';
-import type { ResultAdapter } from '../types.js';
-import { isPlainObject } from './plain-object.js';
+import { noticeAsText } from '../../default-adapter.js';
+import type { ResultAdapter } from '../../types.js';
+import { isPlainObject } from '../shared/index.js';
 
 /** The text the SDK's default `errorFunction` returns to the model when a function tool throws. */
 export const AGENTS_DEFAULT_TOOL_ERROR =

@@ -1,18 +1,17 @@
 import type { StopDecision } from '@loopguard/engine';
 import { context } from '@opentelemetry/api';
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import { noticeAsText } from '../default-adapter.js';
-import { LoopHaltError } from '../errors.js';
-import { getGuard } from '../guard.js';
-import { resolveScope } from '../scope.js';
-import type { AiSdkGuardOptions, ResultAdapter } from '../types.js';
-import { cancellableBy } from './abort.js';
-import { unlessRefused } from './ai-sdk-approval.js';
-import { CallNotices } from './ai-sdk-notices.js';
-import { currentRun, inRun, noteHalt, type Run } from './ai-sdk-runs.js';
-import { isAsyncIterable, relay, type Stream, settle } from './ai-sdk-stream.js';
-import { isPlainObject } from './plain-object.js';
-import { warnOnce } from './warn-once.js';
+import { noticeAsText } from '../../default-adapter.js';
+import { LoopHaltError } from '../../errors.js';
+import { getGuard } from '../../guard.js';
+import { scopeOfOption } from '../../scope.js';
+import type { ResultAdapter } from '../../types.js';
+import { cancellableBy, isPlainObject, runScopeUnlessContext } from '../shared/index.js';
+import { unlessRefused } from './approval.js';
+import { CallNotices } from './notices.js';
+import { currentRun, inRun, noteHalt, type Run } from './runs.js';
+import { isAsyncIterable, relay, type Stream, settle } from './stream.js';
+import type { AiSdkGuardOptions } from './types.js';
 
 /**
  * Thrown from a guarded AI SDK tool whose call loopguard blocked. The AI SDK turns a throwing
@@ -87,21 +86,10 @@ function scopeOf(
   options: AiSdkGuardOptions,
   execOptions: ToolExecutionOptions,
 ): string | undefined {
-  try {
-    const scope =
-      typeof options.scope === 'function' ? options.scope(name, execOptions) : options.scope;
-    if (scope) return scope;
-  } catch (error) {
-    warnOnce('loopguard: AI SDK scope callback failed; using the context scope', error);
-  }
+  const scope = scopeOfOption(options, [name, execOptions], 'AI SDK scope callback');
+  if (scope) return scope;
   const run = currentRun()?.scope;
-  if (!run) return undefined;
-  try {
-    return resolveScope(undefined, context.active()).source === 'process' ? run : undefined;
-  } catch (error) {
-    warnOnce('loopguard: AI SDK scope could not be resolved; using the context scope', error);
-    return undefined;
-  }
+  return run ? runScopeUnlessContext(() => run, 'AI SDK') : undefined;
 }
 
 /** Notes on the current run (if any) how loopguard ended the call `traced` settles. */
