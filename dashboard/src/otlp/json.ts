@@ -1,14 +1,8 @@
 import { parseDouble, parseInteger } from './json-numbers.js';
-import {
-  accept,
-  type DecodedSpans,
-  doubleString,
-  OtlpFormatError,
-  SPAN_KINDS,
-  STATUS_CODES,
-} from './model.js';
+import { accept, type DecodedSpans, OtlpFormatError, SPAN_KINDS, STATUS_CODES } from './model.js';
 import { setKey } from './set-key.js';
 import type { SpanRecord } from './span.js';
+import { valueString } from './values.js';
 
 type Obj = Record<string, unknown>;
 
@@ -155,31 +149,6 @@ function kindValue(
       return out;
     }
   }
-}
-
-/** Attribute value as the exporter stores it: scalars as text, arrays and maps as JSON. */
-export function valueString(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number') return doubleString(value);
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return jsonText(value);
-}
-
-/**
- * JSON text of a decoded array or map, int64 values written exactly, and NaN and ±Infinity (which
- * JSON has no number for; JSON.stringify writes null) as strings in the scalar text: "NaN", "+Inf".
- */
-function jsonText(value: unknown): string {
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number' && !Number.isFinite(value)) return `"${doubleString(value)}"`;
-  if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const parts = Object.keys(record).map((k) => `${JSON.stringify(k)}:${jsonText(record[k])}`);
-    return `{${parts.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 function attributes(value: unknown, base: string, tail: string): Record<string, string> {
