@@ -1,8 +1,7 @@
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeJsonRequest } from '../src/otlp/json.js';
-import { decodeProtobufRequest, ProtobufDecoder } from '../src/otlp/protobuf.js';
+import { decodeJsonRequest, decodeProtobufRequest, ProtobufDecoder } from '../src/otlp/index.js';
 import { JSON_CT, PROTO, useIngestApp } from './helpers/ingest-app.js';
 import { sdkSpans, toJson, toProtobuf } from './otlp-helpers.js';
 

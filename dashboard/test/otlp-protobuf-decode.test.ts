@@ -1,7 +1,6 @@
 import type { Attributes } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { decodeJsonRequest } from '../src/otlp/json.js';
-import { decodeProtobufRequest, ProtobufDecoder } from '../src/otlp/protobuf.js';
+import { decodeJsonRequest, decodeProtobufRequest, ProtobufDecoder } from '../src/otlp/index.js';
 import { type Any, kvPb, Pb } from './helpers/pb-writer.js';
 import { sdkSpans, toJson, toProtobuf } from './otlp-helpers.js';
 

@@ -1,9 +1,15 @@
 import { isUtf8 } from 'node:buffer';
 import { Hono } from 'hono';
-import { decodeJsonRequest } from '../otlp/json.js';
-import { type DecodedSpans, OtlpFormatError, rejectionMessage } from '../otlp/model.js';
-import { ProtobufDecoder } from '../otlp/protobuf.js';
-import { encodeExportResponse, encodeStatus, exportResponseJson } from '../otlp/response.js';
+import {
+  type DecodedSpans,
+  decodeJsonRequest,
+  encodeExportResponse,
+  encodeStatus,
+  exportResponseJson,
+  OtlpFormatError,
+  ProtobufDecoder,
+  rejectionMessage,
+} from '../otlp/index.js';
 import type { Store } from '../store/types.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
 import { HttpError, methodNotAllowed } from './errors.js';
