@@ -1,4 +1,4 @@
-import type { SpanRecord } from '../otlp/index.js';
+import type { SpanRecord } from '../otlp/span.js';
 /**
  * The store interface every backend (DuckDB embedded, ClickHouse at scale) implements, and
  * the row shapes the JSON API returns. The server and the UI meet only through these shapes.
