@@ -2,6 +2,7 @@
 // and the export responses. The store, the server and the CLI (`@loopguard/dashboard/otlp`)
 // import it through this face only.
 
+export type { JsonReadOptions } from './json.js';
 export { decodeJsonRequest } from './json.js';
 export type { DecodedSpans, RejectReason } from './model.js';
 export { OtlpFormatError, REJECT_REASONS, rejectionMessage } from './model.js';
