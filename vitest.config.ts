@@ -8,6 +8,10 @@ export default defineConfig({
     alias: [
       { find: /^@loopguard\/engine$/, replacement: src('./packages/engine/src/index.ts') },
       { find: /^@loopguard\/otel$/, replacement: src('./packages/otel/src/index.ts') },
+      {
+        find: /^@loopguard\/dashboard\/otlp$/,
+        replacement: src('./dashboard/src/otlp/index.ts'),
+      },
     ],
   },
   test: {

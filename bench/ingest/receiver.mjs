@@ -23,7 +23,10 @@ const thisDist = dirname(dirname(createRequire(import.meta.url).resolve('@loopgu
 
 async function build(dist) {
   const load = (path) => import(pathToFileURL(`${dist}/${path}`).href);
-  const { decodeProtobufRequest } = await load('otlp/protobuf.js');
+  // one decoder for all requests, as the receiver keeps (builds before it: a module-wide table)
+  const { ProtobufDecoder, decodeProtobufRequest: decodeOnce } = await load('otlp/protobuf.js');
+  const decoder = ProtobufDecoder ? new ProtobufDecoder() : undefined;
+  const decodeProtobufRequest = decoder ? (body) => decoder.decode(body) : decodeOnce;
   const { decodeJsonRequest } = await load('otlp/json.js');
   const { computeDeltas } = await load('store/counter-deltas.js');
   const { stageLine, stageSpans } = await load('store/stage.js');

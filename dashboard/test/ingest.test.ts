@@ -1,8 +1,7 @@
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeJsonRequest } from '../src/otlp/json.js';
-import { decodeProtobufRequest } from '../src/otlp/protobuf.js';
+import { decodeJsonRequest, decodeProtobufRequest, ProtobufDecoder } from '../src/otlp/index.js';
 import { JSON_CT, PROTO, useIngestApp } from './helpers/ingest-app.js';
 import { sdkSpans, toJson, toProtobuf } from './otlp-helpers.js';
 
@@ -119,8 +118,9 @@ describe('POST /v1/traces', () => {
       spans.push(...(await sdkSpans(1, { extra })));
     }
     const body = toProtobuf(spans);
-    const cold = decodeProtobufRequest(body);
-    const warm = decodeProtobufRequest(body);
+    const decoder = new ProtobufDecoder();
+    const cold = decoder.decode(body);
+    const warm = decoder.decode(body);
     expect(warm).toEqual(cold);
     expect(cold).toEqual(decodeJsonRequest(JSON.parse(toJson(spans))));
     const calls = cold.spans.filter((s) => s.name.startsWith('execute_tool'));

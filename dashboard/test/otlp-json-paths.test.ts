@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeJsonRequest } from '../src/otlp/json.js';
+import { decodeJsonRequest } from '../src/otlp/index.js';
 
 // The JSON decoder joins a field's path only when it reports the field: the messages must be
 // the ones it gave when it built every path up front (taken from that version).

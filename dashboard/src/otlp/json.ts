@@ -1,14 +1,8 @@
 import { parseDouble, parseInteger } from './json-numbers.js';
-import {
-  accept,
-  type DecodedSpans,
-  doubleString,
-  OtlpFormatError,
-  SPAN_KINDS,
-  STATUS_CODES,
-} from './model.js';
+import { accept, type DecodedSpans, OtlpFormatError, SPAN_KINDS, STATUS_CODES } from './model.js';
 import { setKey } from './set-key.js';
 import type { SpanRecord } from './span.js';
+import { valueString } from './values.js';
 
 type Obj = Record<string, unknown>;
 
@@ -75,11 +69,30 @@ function enumValue(
 }
 
 const HEX_RE = /^[0-9a-fA-F]*$/;
+const BASE64_RE = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 function hexId(value: unknown, base: string, tail: string): string {
   const s = str(value, base, -1, tail);
   if (!HEX_RE.test(s)) fail(base + tail, 'expected a hex-encoded id');
   return s.toLowerCase();
+}
+
+/** An id in hex or, as protobuf's JSON mapping writes bytes, in base64 (lenient reading). */
+function hexOrBase64Id(value: unknown, base: string, tail: string): string {
+  const s = str(value, base, -1, tail);
+  if (HEX_RE.test(s)) return s.toLowerCase();
+  if (!BASE64_RE.test(s)) fail(base + tail, 'expected a hex- or base64-encoded id');
+  return Buffer.from(s, 'base64').toString('hex');
+}
+
+/** A uint64, or a 64-bit Long serialized as `{low, high}` (lenient reading). */
+function uint64OrLong(value: unknown, base: string, tail: string): bigint {
+  if (typeof value === 'object' && value !== null) {
+    const { low, high } = value as { low?: unknown; high?: unknown };
+    if (typeof low === 'number' && typeof high === 'number')
+      return (BigInt(high >>> 0) << 32n) + BigInt(low >>> 0);
+  }
+  return uint64(value, base, tail);
 }
 
 /** The AnyValue fields by their lowerCamelCase and proto (snake_case) names: ProtoJSON takes both. */
@@ -157,31 +170,6 @@ function kindValue(
   }
 }
 
-/** Attribute value as the exporter stores it: scalars as text, arrays and maps as JSON. */
-export function valueString(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number') return doubleString(value);
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return jsonText(value);
-}
-
-/**
- * JSON text of a decoded array or map, int64 values written exactly, and NaN and ±Infinity (which
- * JSON has no number for; JSON.stringify writes null) as strings in the scalar text: "NaN", "+Inf".
- */
-function jsonText(value: unknown): string {
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number' && !Number.isFinite(value)) return `"${doubleString(value)}"`;
-  if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const parts = Object.keys(record).map((k) => `${JSON.stringify(k)}:${jsonText(record[k])}`);
-    return `{${parts.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 function attributes(value: unknown, base: string, tail: string): Record<string, string> {
   const out: Record<string, string> = {};
   const list = arr(value, base, tail);
@@ -195,8 +183,27 @@ function attributes(value: unknown, base: string, tail: string): Record<string, 
   return out;
 }
 
-/** Decodes an OTLP/JSON ExportTraceServiceRequest (already parsed). */
-export function decodeJsonRequest(body: unknown): DecodedSpans {
+/** How decodeJsonRequest reads a request. */
+export interface JsonReadOptions {
+  /**
+   * Read recorded files as other tools write them, not the receiver's strict OTLP/JSON: ids may
+   * be base64 (protobuf's JSON mapping of bytes, as protobufjs writes), 64-bit times may be
+   * `{low, high}` objects (a serialized Long), `instrumentationLibrarySpans` and
+   * `instrumentationLibrary` (OTLP before 0.15) stand for `scopeSpans` and `scope`, and spans with
+   * invalid ids are kept instead of rejected. Malformed values still throw. Off for ingest; the
+   * CLI's `replay --otlp` turns it on.
+   */
+  lenient?: boolean;
+}
+
+/**
+ * Decodes an OTLP/JSON ExportTraceServiceRequest (already parsed). Throws OtlpFormatError, naming
+ * the field's path, when it is malformed.
+ */
+export function decodeJsonRequest(body: unknown, options: JsonReadOptions = {}): DecodedSpans {
+  const lenient = options.lenient === true;
+  const id = lenient ? hexOrBase64Id : hexId;
+  const time = lenient ? uint64OrLong : uint64;
   const out: DecodedSpans = { spans: [], rejected: new Map() };
   const root = obj(body, '$');
   arr(field(root, 'resourceSpans', 'resource_spans'), 'resourceSpans').forEach((rsRaw, r) => {
@@ -208,31 +215,29 @@ export function decodeJsonRequest(body: unknown): DecodedSpans {
       '.resource.attributes',
     );
     const serviceName = resourceAttributes['service.name'] ?? '';
-    arr(field(rs, 'scopeSpans', 'scope_spans'), rp, '.scopeSpans').forEach((ssRaw, s) => {
+    const scopeSpans =
+      field(rs, 'scopeSpans', 'scope_spans') ?? (lenient ? rs.instrumentationLibrarySpans : null);
+    arr(scopeSpans, rp, '.scopeSpans').forEach((ssRaw, s) => {
       const sp = `${rp}.scopeSpans[${s}]`;
       const ss = obj(ssRaw, sp);
-      const scope = obj(ss.scope, sp, -1, '.scope');
+      const scope = obj(ss.scope ?? (lenient ? ss.instrumentationLibrary : null), sp, -1, '.scope');
       const scopeName = str(scope.name, sp, -1, '.scope.name');
       const scopeVersion = str(scope.version, sp, -1, '.scope.version');
       const spans = arr(ss.spans, sp, '.spans');
       for (let k = 0; k < spans.length; k++) {
         const p = `${sp}.spans[${k}]`;
         const o = obj(spans[k], p);
-        const start = uint64(
+        const start = time(
           field(o, 'startTimeUnixNano', 'start_time_unix_nano'),
           p,
           '.startTimeUnixNano',
         );
-        const end = uint64(
-          field(o, 'endTimeUnixNano', 'end_time_unix_nano'),
-          p,
-          '.endTimeUnixNano',
-        );
+        const end = time(field(o, 'endTimeUnixNano', 'end_time_unix_nano'), p, '.endTimeUnixNano');
         const status = obj(o.status, p, -1, '.status');
         const span: SpanRecord = {
-          traceId: hexId(field(o, 'traceId', 'trace_id'), p, '.traceId'),
-          spanId: hexId(field(o, 'spanId', 'span_id'), p, '.spanId'),
-          parentSpanId: hexId(field(o, 'parentSpanId', 'parent_span_id'), p, '.parentSpanId'),
+          traceId: id(field(o, 'traceId', 'trace_id'), p, '.traceId'),
+          spanId: id(field(o, 'spanId', 'span_id'), p, '.spanId'),
+          parentSpanId: id(field(o, 'parentSpanId', 'parent_span_id'), p, '.parentSpanId'),
           traceState: str(field(o, 'traceState', 'trace_state'), p, -1, '.traceState'),
           name: str(o.name, p, -1, '.name'),
           kind: enumValue(o.kind, SPAN_KINDS, 'SPAN_KIND_', p, '.kind'),
@@ -249,11 +254,7 @@ export function decodeJsonRequest(body: unknown): DecodedSpans {
             const ep = `${p}.events[${e}]`;
             const ev = obj(eRaw, ep);
             return {
-              timeUnixNano: uint64(
-                field(ev, 'timeUnixNano', 'time_unix_nano'),
-                ep,
-                '.timeUnixNano',
-              ),
+              timeUnixNano: time(field(ev, 'timeUnixNano', 'time_unix_nano'), ep, '.timeUnixNano'),
               name: str(ev.name, ep, -1, '.name'),
               attributes: attributes(ev.attributes, ep, '.attributes'),
             };
@@ -262,14 +263,15 @@ export function decodeJsonRequest(body: unknown): DecodedSpans {
             const lp = `${p}.links[${l}]`;
             const ln = obj(lRaw, lp);
             return {
-              traceId: hexId(field(ln, 'traceId', 'trace_id'), lp, '.traceId'),
-              spanId: hexId(field(ln, 'spanId', 'span_id'), lp, '.spanId'),
+              traceId: id(field(ln, 'traceId', 'trace_id'), lp, '.traceId'),
+              spanId: id(field(ln, 'spanId', 'span_id'), lp, '.spanId'),
               traceState: str(field(ln, 'traceState', 'trace_state'), lp, -1, '.traceState'),
               attributes: attributes(ln.attributes, lp, '.attributes'),
             };
           }),
         };
-        accept(out, span);
+        if (lenient) out.spans.push(span);
+        else accept(out, span);
       }
     });
   });

@@ -49,11 +49,3 @@ export function accept(out: DecodedSpans, span: SpanRecord): void {
 export function rejectionMessage(rejected: Map<string, number>): string {
   return [...rejected].map(([reason, n]) => `${n} span(s) rejected: ${reason}`).join('; ');
 }
-
-/** Formats a double the way the exporter's AsString does (shortest round-trip form). */
-export function doubleString(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Number.POSITIVE_INFINITY) return '+Inf';
-  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
-  return String(value);
-}

@@ -1,7 +1,6 @@
-import { valueString } from './json.js';
-import { doubleString } from './model.js';
 import { type ProtoReader, WIRE } from './proto-reader.js';
 import { setKey } from './set-key.js';
+import { doubleString, valueString } from './values.js';
 
 // Messages of opentelemetry-proto common/v1 and resource/v1 (AnyValue, KeyValue, Resource,
 // InstrumentationScope), shared by the trace decoder in protobuf.ts.

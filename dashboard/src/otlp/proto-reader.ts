@@ -6,21 +6,30 @@ const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padSt
 /** Protobuf wire types. */
 export const WIRE = { VARINT: 0, I64: 1, LEN: 2, I32: 5 } as const;
 
-// Attribute keys and most values (tool names, actions, scopes) repeat from span to span: short
-// ASCII strings are interned in a direct-mapped cache, so the same bytes give the same string.
 const INTERN_SLOTS = 4096;
 const INTERN_MAX = 64;
-const interned: (string | undefined)[] = new Array(INTERN_SLOTS);
-// the bytes of each slot's string, compared four at a time with the bytes being decoded
-const internedBytes = new Uint8Array(INTERN_SLOTS * INTERN_MAX);
-const internedView = new DataView(internedBytes.buffer);
+
+/**
+ * Short ASCII strings decoded before, in a direct-mapped cache: attribute keys and most values
+ * (tool names, actions, scopes) repeat from span to span and request to request, so the same bytes
+ * give the same string. Kept by whoever decodes many requests (a ProtobufDecoder).
+ */
+export class StringTable {
+  readonly texts: (string | undefined)[] = new Array(INTERN_SLOTS);
+  /** The bytes of each slot's string, compared four at a time with the bytes being decoded. */
+  readonly bytes = new Uint8Array(INTERN_SLOTS * INTERN_MAX);
+  readonly view = new DataView(this.bytes.buffer);
+}
 
 /** A bounds-checked cursor over protobuf wire data. After `next()`, `wire` holds the wire type. */
 export class ProtoReader {
   pos = 0;
   wire = 0;
   private readonly view: DataView;
-  constructor(readonly buf: Buffer) {
+  constructor(
+    readonly buf: Buffer,
+    private readonly strings: StringTable,
+  ) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
@@ -141,20 +150,24 @@ export class ProtoReader {
     if ((bits & 0x80808080) !== 0) return this.utf8(start, stop);
     h ^= h >>> 15;
     const slot = (h ^ (h >>> 7)) & (INTERN_SLOTS - 1);
-    const cached = interned[slot];
+    const strings = this.strings;
+    const cached = strings.texts[slot];
     const base = slot * INTERN_MAX;
     if (cached !== undefined && cached.length === length) {
+      const seen = strings.view;
       let j = 0;
       for (const last = length - 4; j <= last; j += 4)
-        if (internedView.getInt32(base + j, true) !== view.getInt32(start + j, true)) break;
+        if (seen.getInt32(base + j, true) !== view.getInt32(start + j, true)) break;
       if (j > length - 4) {
-        while (j < length && internedBytes[base + j] === buf[start + j]) j++;
+        const seenBytes = strings.bytes;
+        while (j < length && seenBytes[base + j] === buf[start + j]) j++;
         if (j === length) return cached;
       }
     }
     const text = buf.toString('latin1', start, stop);
-    interned[slot] = text;
-    for (let j = 0; j < length; j++) internedBytes[base + j] = buf[start + j]!;
+    strings.texts[slot] = text;
+    const bytes = strings.bytes;
+    for (let j = 0; j < length; j++) bytes[base + j] = buf[start + j]!;
     return text;
   }
 

@@ -1,6 +1,6 @@
 import { accept, type DecodedSpans, SPAN_KINDS, STATUS_CODES } from './model.js';
 import { attribute, resource, scope } from './proto-common.js';
-import { ProtoReader, WIRE } from './proto-reader.js';
+import { ProtoReader, StringTable, WIRE } from './proto-reader.js';
 import type { SpanRecord } from './span.js';
 
 // Field numbers from opentelemetry-proto (collector/trace/v1, trace/v1); the common/v1 and
@@ -205,16 +205,33 @@ function resourceSpans(r: ProtoReader, end: number, out: DecodedSpans): void {
   r.pos = after;
 }
 
-/** Decodes a binary OTLP ExportTraceServiceRequest. Throws OtlpFormatError when malformed. */
-export function decodeProtobufRequest(body: Buffer): DecodedSpans {
-  const out: DecodedSpans = { spans: [], rejected: new Map() };
-  const r = new ProtoReader(body);
-  const end = body.length;
-  while (r.pos < end) {
-    if (r.next(end) === 1) {
-      r.expect(WIRE.LEN, 'ExportTraceServiceRequest.resource_spans');
-      resourceSpans(r, r.lenEnd(end), out);
-    } else r.skip(r.wire, end);
+/**
+ * Decodes binary OTLP ExportTraceServiceRequests. It keeps the short strings it decoded (a 256 KiB
+ * table), so a receiver keeps one decoder for all its requests.
+ */
+export class ProtobufDecoder {
+  private readonly strings = new StringTable();
+
+  /** Decodes one request. Throws OtlpFormatError when malformed. */
+  decode(body: Buffer): DecodedSpans {
+    const out: DecodedSpans = { spans: [], rejected: new Map() };
+    const r = new ProtoReader(body, this.strings);
+    const end = body.length;
+    while (r.pos < end) {
+      if (r.next(end) === 1) {
+        r.expect(WIRE.LEN, 'ExportTraceServiceRequest.resource_spans');
+        resourceSpans(r, r.lenEnd(end), out);
+      } else r.skip(r.wire, end);
+    }
+    return out;
   }
-  return out;
+}
+
+/**
+ * Decodes one binary OTLP ExportTraceServiceRequest with a decoder of its own (a fresh string
+ * table each call: for one-off decoding; a receiver keeps a ProtobufDecoder). Throws
+ * OtlpFormatError when malformed.
+ */
+export function decodeProtobufRequest(body: Buffer): DecodedSpans {
+  return new ProtobufDecoder().decode(body);
 }

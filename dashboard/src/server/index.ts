@@ -1,4 +1,4 @@
-export type { SpanRecord } from '../otlp/span.js';
+export type { SpanRecord } from '../otlp/index.js';
 export { DEFAULT_DB_PATH, openDuckDbStore } from '../store/duckdb.js';
 export type {
   CounterSnapshot,

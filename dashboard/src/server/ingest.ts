@@ -1,9 +1,15 @@
 import { isUtf8 } from 'node:buffer';
 import { Hono } from 'hono';
-import { decodeJsonRequest } from '../otlp/json.js';
-import { type DecodedSpans, OtlpFormatError, rejectionMessage } from '../otlp/model.js';
-import { decodeProtobufRequest } from '../otlp/protobuf.js';
-import { encodeExportResponse, encodeStatus, exportResponseJson } from '../otlp/response.js';
+import {
+  type DecodedSpans,
+  decodeJsonRequest,
+  encodeExportResponse,
+  encodeStatus,
+  exportResponseJson,
+  OtlpFormatError,
+  ProtobufDecoder,
+  rejectionMessage,
+} from '../otlp/index.js';
 import type { Store } from '../store/types.js';
 import { type BodyLimits, readBody } from './body.js';
 import { HttpError, methodNotAllowed } from './errors.js';
@@ -64,9 +70,9 @@ export function otlpErrorResponse(
   return Response.json({ code, message }, { status, headers });
 }
 
-function decode(encoding: OtlpEncoding, body: Buffer): DecodedSpans {
+function decode(encoding: OtlpEncoding, body: Buffer, protobuf: ProtobufDecoder): DecodedSpans {
   try {
-    if (encoding === 'protobuf') return decodeProtobufRequest(body);
+    if (encoding === 'protobuf') return protobuf.decode(body);
     // JSON text is UTF-8 (RFC 8259); decoding would replace other bytes with U+FFFD unseen
     if (!isUtf8(body)) throw new OtlpFormatError('invalid JSON: the body is not valid UTF-8');
     let parsed: unknown;
@@ -101,6 +107,7 @@ export function ingestRoutes(
 ): Hono<{ Variables: IngestVariables }> {
   const app = new Hono<{ Variables: IngestVariables }>();
   const report = options.onStoreError;
+  const protobuf = new ProtobufDecoder();
   app.post('/v1/traces', async (c) => {
     const encoding = otlpEncoding(c.req.header('content-type'));
     if (!encoding) {
@@ -114,7 +121,7 @@ export function ingestRoutes(
       reserve: c.get('reserveBody'),
     });
     c.get('admit')();
-    const decoded = decode(encoding, body);
+    const decoded = decode(encoding, body, protobuf);
     let rejected = 0;
     for (const count of decoded.rejected.values()) rejected += count;
     if (decoded.spans.length || rejected) {

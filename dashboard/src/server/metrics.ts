@@ -1,4 +1,4 @@
-import { REJECT_REASONS } from '../otlp/model.js';
+import { REJECT_REASONS } from '../otlp/index.js';
 import type { CounterSnapshot } from '../store/types.js';
 
 /** Content-Type of the Prometheus text exposition format. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SpanRecord } from '../otlp/span.js';
+import type { SpanRecord } from '../otlp/index.js';
 import { spanIdsToken } from './clickhouse/dedup-token.js';
 import {
   type ClickHouseConnection,

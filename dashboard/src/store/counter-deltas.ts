@@ -1,4 +1,4 @@
-import type { SpanRecord } from '../otlp/span.js';
+import type { SpanRecord } from '../otlp/index.js';
 import { clampDurationNs } from './column-ranges.js';
 import { actionRank, deriveFields, type SpanFields } from './span-fields.js';
 

@@ -1,5 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
-import type { SpanRecord } from '../otlp/span.js';
+import type { SpanRecord } from '../otlp/index.js';
 import { type CounterDeltas, computeDeltas } from './counter-deltas.js';
 import {
   DELTA_TABLES,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { SpanRecord } from '../otlp/span.js';
+import type { SpanRecord } from '../otlp/index.js';
 import type { Compactor } from './duckdb-compaction.js';
 import {
   type KeyedSpans,

@@ -1,4 +1,4 @@
-import type { SpanRecord } from '../otlp/span.js';
+import type { SpanRecord } from '../otlp/index.js';
 import { nsToMs } from './stage.js';
 
 /** One generation of remembered keys: an open-addressing table of 64-bit key hashes. */

@@ -1,4 +1,4 @@
-import type { SpanRecord } from '../otlp/span.js';
+import type { SpanRecord } from '../otlp/index.js';
 import { INT32_MAX, INT32_MIN } from './column-ranges.js';
 import { LIFT_BIT } from './lifted.js';
 import { nsToMs } from './stage.js';

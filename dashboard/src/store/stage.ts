@@ -1,4 +1,4 @@
-import type { SpanRecord } from '../otlp/span.js';
+import type { SpanRecord } from '../otlp/index.js';
 import { clampDurationNs, clampTimeNs } from './column-ranges.js';
 import { type JsonBytes, writeLines } from './json-bytes.js';
 import { isLifted } from './lifted.js';

@@ -167,6 +167,50 @@ describe('parseOtlpTrace', () => {
     ]);
   });
 
+  it('reads spans of OTLP before 0.15 (instrumentationLibrarySpans)', () => {
+    const { text } = exportSpans([
+      {
+        tool: 'grep',
+        start: T0,
+        attrs: { 'gen_ai.tool.call.arguments': '{"q":1}', 'loopguard.scope': 's' },
+      },
+    ]);
+    const old = text.replaceAll('"scopeSpans"', '"instrumentationLibrarySpans"');
+    expect(old).toContain('instrumentationLibrarySpans');
+    expect(parseOtlpTrace(old)).toEqual(parseOtlpTrace(text));
+    expect(parseOtlpTrace(old).calls).toEqual([
+      { scope: 's', tool: 'grep', args: { q: 1 }, ok: true },
+    ]);
+  });
+
+  it('names the field of a malformed request: the line in JSON lines, the whole input otherwise', () => {
+    const good = exportSpans([
+      {
+        tool: 'a',
+        start: T0,
+        attrs: { 'gen_ai.tool.call.arguments': '{}', 'loopguard.scope': 's' },
+      },
+    ]).text;
+    const bad = JSON.stringify({
+      resourceSpans: [
+        { scopeSpans: [{ spans: [{ name: 'execute_tool a', traceId: 'not an id!' }] }] },
+      ],
+    });
+    const { calls, errors } = parseOtlpTrace(`${good}\n${bad}\n`);
+    expect(calls).toHaveLength(1);
+    expect(errors).toEqual([
+      {
+        line: 2,
+        message:
+          'line 2: resourceSpans[0].scopeSpans[0].spans[0].traceId: expected a hex- or base64-encoded id',
+      },
+    ]);
+    expect(() => parseOtlpTrace(bad)).toThrow(
+      /^input: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]\.traceId: expected a hex- or base64/,
+    );
+    expect(() => parseOtlpTrace(bad)).toThrow(OtlpInputError);
+  });
+
   it('reads an export written with the proto field names (resource_spans, string_value, ...)', () => {
     const { text } = exportSpans([
       {
