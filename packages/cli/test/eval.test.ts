@@ -134,39 +134,23 @@ describe('loopguard eval on a small labelled set (figures worked out by hand)', 
       '## all: 7 runs (2 stuck, 4 healthy of which 2 resolved, 1 limit_norep)',
     );
     expect(stdout).toMatch(/^\| +\| +default \| +hard-stop \| +gemini-cli \| +openhands \|$/m);
-    expect(row('stuck runs with a finding')).toEqual(Array(4).fill('0.500 (1/2)'));
-    expect(row('stuck runs stopped (block/halt)')).toEqual([
-      '0.000 (0/2)',
-      '0.500 (1/2)',
-      '0.500 (1/2)',
-      '0.500 (1/2)',
-    ]);
-    expect(row('first finding - onset, median (calls)')).toEqual(['+1', '+1', '+3', '+2']);
-    expect(row('first stop - onset, median (calls)')).toEqual(['-', '+6', '+3', '+2']);
-    expect(row('healthy runs warned or worse')).toEqual([
-      '0.500 (2/4)',
-      '0.500 (2/4)',
-      '0.250 (1/4)',
-      '0.250 (1/4)',
-    ]);
-    expect(row('healthy runs stopped (block/halt)')).toEqual([
-      '0.000 (0/4)',
-      '0.250 (1/4)',
-      '0.250 (1/4)',
-      '0.250 (1/4)',
-    ]);
-    expect(row('resolved runs stopped (block/halt)')).toEqual([
-      '0.000 (0/2)',
-      '0.500 (1/2)',
-      '0.500 (1/2)',
-      '0.500 (1/2)',
-    ]);
-    expect(row('limit_norep runs with a finding')).toEqual([
-      '1.000 (1/1)',
-      '1.000 (1/1)',
-      '0.000 (0/1)',
-      '0.000 (0/1)',
-    ]);
+    // the first table is that of all runs; columns: default, hard-stop, gemini-cli, openhands
+    const expected: Record<string, string> = {
+      'stuck runs with a finding': '0.500 (1/2) | 0.500 (1/2) | 0.500 (1/2) | 0.500 (1/2)',
+      'stuck runs stopped (block/halt)': '0.000 (0/2) | 0.500 (1/2) | 0.500 (1/2) | 0.500 (1/2)',
+      'first finding - onset, median (calls)': '+1 | +1 | +3 | +2',
+      'first stop - onset, median (calls)': '- | +6 | +3 | +2',
+      'healthy runs warned or worse': '0.500 (2/4) | 0.500 (2/4) | 0.250 (1/4) | 0.250 (1/4)',
+      'healthy runs stopped (block/halt)': '0.000 (0/4) | 0.250 (1/4) | 0.250 (1/4) | 0.250 (1/4)',
+      'resolved runs warned or worse': '0.500 (1/2) | 0.500 (1/2) | 0.500 (1/2) | 0.500 (1/2)',
+      'resolved runs stopped (block/halt)': '0.000 (0/2) | 0.500 (1/2) | 0.500 (1/2) | 0.500 (1/2)',
+      'limit_norep runs with a finding': '1.000 (1/1) | 1.000 (1/1) | 0.000 (0/1) | 0.000 (0/1)',
+      'limit_norep runs stopped (block/halt)':
+        '0.000 (0/1) | 0.000 (0/1) | 0.000 (0/1) | 0.000 (0/1)',
+    };
+    for (const [title, cells] of Object.entries(expected)) {
+      expect(row(title), title).toEqual(cells.split(' | '));
+    }
     expect(stdout).toContain('- hard-stop: exact_failure 1; tools: edit 1');
     expect(stdout).toContain('- openhands: repeating_action_error 1; tools: edit 1');
     for (const source of ['agent-a', 'agent-b', 'agent-c'])
