@@ -1,11 +1,12 @@
-// Runs every benchmark in turn: node bench/run.mjs [engine|otel|ingest|clickhouse ...]
+// Runs every benchmark in turn: node bench/run.mjs [engine|otel|ingest|clickhouse|trajectories ...]
 // bench/clickhouse runs on 1 M spans here (its own default, 10 M, takes 5-15 minutes on 2 cores:
-// node bench/clickhouse/run.mjs --rows 10000000).
+// node bench/clickhouse/run.mjs --rows 10000000). bench/trajectories is no timing: it prints the
+// figures of `loopguard eval` on ../shared/trajectories (skipped when that folder is absent).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const all = ['engine', 'otel', 'ingest', 'clickhouse'];
+const all = ['engine', 'otel', 'ingest', 'clickhouse', 'trajectories'];
 const extraArgs = { clickhouse: ['--rows', process.env.BENCH_CLICKHOUSE_ROWS ?? '1000000'] };
 const wanted = process.argv.length > 2 ? process.argv.slice(2) : all;
 let failed = 0;

@@ -2,6 +2,8 @@
 const USAGE = {
   replay: `  loopguard replay FILE.jsonl [--config F] [--json] [--all]
   loopguard replay --otlp FILE.json [--config F] [--json] [--all]`,
+  eval: `  loopguard eval FILE|FOLDER... --labels LABELS.json [--config F]... [--format F]
+                 [--json] [--examples]`,
   config: `  loopguard config check [FILE]`,
   dashboard: `  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
                       [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
@@ -15,6 +17,7 @@ export const GENERAL_HELP = `loopguard — catch LLM agents repeating themselves
 
 Usage:
 ${USAGE.replay}
+${USAGE.eval}
 ${USAGE.config}
 ${USAGE.dashboard}
 ${USAGE.demo}
@@ -26,6 +29,9 @@ replay    runs a recorded session through the repetition engine. Input lines are
           --otlp reads an OTLP JSON trace export whose spans carry captured arguments.
           --json prints one JSON line per call; otherwise a table of the calls that got
           an action (all calls with --all) and a summary. Exit 2 if some lines were bad.
+eval      replays labelled runs (replay JSONL, OTLP JSON, chat transcripts) with each
+          configuration and two peer rules, and prints how many stuck runs each catches
+          and how many healthy runs it disturbs.
 config    validates a config file strictly and names each bad key and value.
 dashboard starts the OTLP/HTTP receiver, the store, the UI and /metrics; it keeps spans
           for good unless --retention (e.g. 7d, 24h, 90m) is given.
@@ -33,7 +39,7 @@ demo      starts the dashboard and a scripted looping agent feeding it.
 `;
 
 /** The commands that have their own `--help`. */
-export type HelpCommand = 'replay' | 'config' | 'dashboard' | 'demo';
+export type HelpCommand = 'replay' | 'eval' | 'config' | 'dashboard' | 'demo';
 
 /** `loopguard <command> --help`: the usage and options of one command. */
 export const COMMAND_HELP: Record<HelpCommand, string> = {
@@ -53,6 +59,42 @@ Options:
   -h, --help    this help
 
 Exit codes: 0 ok, 1 bad usage or config, 2 some input lines were bad (the rest replayed).
+`,
+  eval: `Usage:
+${USAGE.eval}
+
+Replays every labelled run with each configuration, as a replay with that --config
+would decide, and prints per configuration, side by side: stuck runs flagged and
+stopped, healthy (and resolved) runs warned and stopped, the median first finding
+relative to the labelled onset, and the axes and tools behind the healthy runs
+warned or stopped; the same for two peer rules as baselines (gemini-cli: 5 identical
+calls in a row; openhands: the StuckDetector's rules for tool calls). A run counts
+as stopped at its first block or halt; nothing after it is looked at.
+
+Inputs: files, or folders (their .jsonl, .ndjson and .json files). Each file's format
+is recognised: replay JSONL, an OTLP JSON trace export, or chat transcripts in the
+OpenAI messages shape (assistant tool_calls answered by tool messages), one
+conversation per file or one per line. A run is one scope (an OTLP trace or
+conversation id; a chat conversation's "scope" or "id", else the file's name, with
+:LINE for one conversation per line). A user message after a tool call is a new turn.
+
+Labels: {"labels": {"<scope>": {"label": "stuck" | "healthy" | "limit_norep",
+"onset"?: N, "resolved"?: bool, "source"?: S, "n_calls"?: N}}}; figures are given
+per source too. Runs without a label are left out; limit_norep runs are shown apart.
+
+Options:
+  --labels F      the labels file (required)
+  --config F      an engine config file (JSON or YAML); repeat for more configurations.
+                  Default: the shipped default (hard stop off) and hard-stop configs
+  --format F      read every input as replay, otlp or chat instead of recognising it
+  --json          the figures as one JSON document
+  --examples      also list the healthy runs broken (stopped; warned when the
+                  configuration cannot stop) and the stuck runs missed, with the call
+                  that decided
+  -h, --help      this help
+
+Exit codes: 0 ok, 1 bad usage, config or labels file, 2 some files, lines or labels
+were bad (each named on stderr with its line; the rest was evaluated).
 `,
   config: `Usage:
 ${USAGE.config}

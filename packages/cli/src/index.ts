@@ -1,3 +1,5 @@
+export type { EvalOptions, EvalReport } from './eval/index.js';
+export { runEval } from './eval/index.js';
 export { main } from './main.js';
 export { OtlpInputError, parseOtlpTrace } from './otlp-input.js';
 export { parseReplayText, Replayer } from './replay.js';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runConfigCheck } from './config-command.js';
 import { runDashboard, runDemo } from './dashboard-command.js';
+import { INPUT_FORMATS, type InputFormat, runEval } from './eval/index.js';
 import { GENERAL_HELP, helpFor } from './help.js';
 import { runReplay } from './replay-command.js';
 
@@ -57,6 +58,40 @@ export async function main(argv: string[]): Promise<number> {
         json: values.json,
         otlp: values.otlp,
         all: values.all,
+        out,
+        err,
+      });
+    }
+    case 'eval': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: {
+          labels: { type: 'string' },
+          config: { type: 'string', multiple: true, default: [] },
+          format: { type: 'string' },
+          json: { type: 'boolean', default: false },
+          examples: { type: 'boolean', default: false },
+        },
+      });
+      if (positionals.length === 0 || values.labels === undefined) {
+        err.write(
+          'loopguard eval: give the trajectory files or folders and --labels FILE (see loopguard eval --help)\n',
+        );
+        return 1;
+      }
+      const format = values.format;
+      if (format !== undefined && !INPUT_FORMATS.includes(format as InputFormat)) {
+        err.write(`loopguard eval: --format is one of ${INPUT_FORMATS.join(', ')}\n`);
+        return 1;
+      }
+      return runEval({
+        inputs: positionals,
+        labels: values.labels,
+        configs: values.config,
+        format: format as InputFormat | undefined,
+        json: values.json,
+        examples: values.examples,
         out,
         err,
       });

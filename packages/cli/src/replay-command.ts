@@ -1,7 +1,8 @@
-import { accessSync, constants, createReadStream, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { createEngine, readConfigFile } from '@loopguard/engine';
+import { createEngine } from '@loopguard/engine';
+import { assertConfigFile } from './config-option.js';
 import { parseOtlpTrace } from './otlp-input.js';
 import { printable } from './printable.js';
 import { parseReplayText, Replayer } from './replay.js';
@@ -12,9 +13,10 @@ const PROGRESS_EVERY = 100_000;
 const PROGRESS_MIN_BYTES = 8 * 1024 * 1024;
 
 /** An input line or call, and where it is: `:<line>`, or `: [line <n>, ]span <id>` of an OTLP call. */
-type Located = { where: string; value: ReplayLine | string };
+export type Located = { where: string; value: ReplayLine | string };
 
-async function* jsonlLines(file: string): AsyncGenerator<Located> {
+/** The lines of a replay JSONL file, each parsed (or the reason it cannot be used). */
+export async function* jsonlLines(file: string): AsyncGenerator<Located> {
   const input = createReadStream(file, { encoding: 'utf8' });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
@@ -27,7 +29,11 @@ async function* jsonlLines(file: string): AsyncGenerator<Located> {
   }
 }
 
-async function* otlpLines(file: string, err: NodeJS.WritableStream): AsyncGenerator<Located> {
+/** The calls of an OTLP JSON trace export in start-time order; notes what was left out on `err`. */
+export async function* otlpLines(
+  file: string,
+  err: NodeJS.WritableStream,
+): AsyncGenerator<Located> {
   const { calls, origins, skipped, cutShort, errors } = parseOtlpTrace(
     await readFile(file, 'utf8'),
   );
@@ -56,23 +62,7 @@ async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
 /** Runs `loopguard replay`; returns the exit code (2 when some lines were bad). */
 export async function runReplay(options: ReplayOptions): Promise<number> {
   const size = statSync(options.file).size;
-  if (options.config !== undefined) {
-    // a file named on the command line must be there and valid: a replay under defaults (or
-    // with some of its keys left out) would mislead
-    try {
-      accessSync(options.config, constants.R_OK);
-    } catch (error) {
-      throw new Error(`cannot read --config ${options.config}: ${(error as Error).message}`);
-    }
-    const { issues } = readConfigFile(options.config);
-    if (issues.length > 0) {
-      throw new Error(
-        `--config ${options.config} is not valid, nothing was replayed ` +
-          `(loopguard config check ${options.config} lists the same):\n` +
-          issues.map((issue) => `  ${printable(issue.message)}`).join('\n'),
-      );
-    }
-  }
+  if (options.config !== undefined) assertConfigFile(options.config, 'replayed');
   const engine = createEngine({
     configFile: options.config,
     onDiagnostic: (m) => options.err.write(`loopguard: ${printable(m)}\n`),

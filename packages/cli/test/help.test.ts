@@ -13,6 +13,7 @@ function loopguard(...args: string[]) {
 /** The options a command parses, which its own help must name. */
 const OPTIONS: Record<keyof typeof COMMAND_HELP, string[]> = {
   replay: ['--otlp', '--config', '--json', '--all'],
+  eval: ['--labels', '--config', '--format', '--json', '--examples'],
   config: ['config check [FILE]', 'LOOPGUARD_CONFIG'],
   dashboard: [
     '--port',
