@@ -14,7 +14,13 @@ export {
 export { createEngine } from './engine.js';
 export { appendNotice, nudgeText } from './notice.js';
 export { builtinKind } from './policies.js';
-export { argsHash, canonicalJson, normalizeArgs, signatureOf } from './signature/index.js';
+export {
+  argsHash,
+  canonicalJson,
+  describeOpaque,
+  normalizeArgs,
+  signatureOf,
+} from './signature/index.js';
 export type {
   Action,
   AfterCallInput,

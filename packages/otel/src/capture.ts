@@ -1,3 +1,4 @@
+import { describeOpaque } from '@loopguard/engine';
 import { ENV_CAPTURE_MESSAGE_CONTENT } from './semconv.js';
 import type { CaptureOptions } from './types.js';
 
@@ -110,6 +111,16 @@ function redactDeep(value: unknown, walk: Walk, depth: number, key: string): unk
   if (typeof value === 'string') return redactString(value, walk, depth);
   let v = value;
   if (v !== null && typeof v === 'object') {
+    // Buffer.toJSON writes a number per byte: only as many bytes as the cut text can show
+    if (Buffer.isBuffer(v)) {
+      const data = Array.from(v.subarray(0, Math.max(0, walk.left)));
+      return redactDeep({ type: 'Buffer', data }, walk, depth, key);
+    }
+    // Blobs and streams: described, never read (binary views are read lazily below)
+    if (!ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer)) {
+      const opaque = describeOpaque(v);
+      if (opaque !== undefined) return opaque;
+    }
     const toJSON = (v as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') v = toJSON.call(v, key);
   }

@@ -3,6 +3,7 @@
 import { dropOldest } from '../drop-oldest.js';
 import { integerIndexedText, isIntegerArray, nextInKeyOrder } from './integer-array-text.js';
 import { enclosing, isParent, MAX_NESTING, type Parents, TOO_DEEP } from './nesting.js';
+import { Identities, opaqueText } from './opaque.js';
 import { readable } from './readable.js';
 
 const OMIT = Symbol('omit');
@@ -115,7 +116,24 @@ function contentOf(value: object): [string, unknown] | undefined {
   return undefined;
 }
 
+/** Blobs and streams are written by identity: the same object, the same text, in this process. */
+const identities = new Identities();
+
+/** Arrays at least this long whose items are all primitives are written by JSON.stringify. */
+const NATIVE_ARRAY_FROM = 256;
+
+/** Whether JSON.stringify writes every item as the canonical writer does (no object, no bigint). */
+function allPrimitive(items: readonly unknown[]): boolean {
+  for (let i = 0; i < items.length; i++) {
+    const t = typeof items[i];
+    if ((t === 'object' && items[i] !== null) || t === 'bigint') return false;
+  }
+  return true;
+}
+
 function objectText(value: object, parents: Parents | undefined): Piece {
+  const opaque = opaqueText(value, identities);
+  if (opaque !== undefined) return opaque;
   const withJson = value as { toJSON?: () => unknown };
   if (typeof withJson.toJSON !== 'function') return structureText(value, parents);
   // As JSON.stringify: one toJSON call per value, not again on what it returns (itself, say).
@@ -130,6 +148,8 @@ function structureText(value: object, parents: Parents | undefined): Piece {
   if (isParent(parents, value)) return '"[Circular]"';
   let text: string;
   if (Array.isArray(value)) {
+    // the same text, natively: a million numbers took seconds item by item
+    if (value.length >= NATIVE_ARRAY_FROM && allPrimitive(value)) return JSON.stringify(value);
     text = '[';
     for (let i = 0; i < value.length; i++) {
       const item = memberText(value[i], value, parents);

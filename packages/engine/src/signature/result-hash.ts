@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { resultJson } from './canonical-json.js';
 
 const VERBATIM_UP_TO = 64;
@@ -18,15 +18,34 @@ function quickHash(text: string): string {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 }
 
+/** Results of text up to this many characters are hashed whole; longer ones by sampled windows. */
+const FULL_HASH_CHARS = 8 * 1024 * 1024;
+const EDGE_CHARS = 2 * 1024 * 1024;
+const WINDOWS = 8;
+const WINDOW_CHARS = 256 * 1024;
+
+/** SHA-1 of a long text's length, its first and last 2 Mi characters and 8 windows between. */
+function sampledHash(text: string): string {
+  const h = createHash('sha1').update(`${text.length}:`).update(text.slice(0, EDGE_CHARS));
+  const middle = text.length - 2 * EDGE_CHARS - WINDOW_CHARS;
+  for (let i = 1; i <= WINDOWS; i++) {
+    const at = EDGE_CHARS + Math.floor((middle * i) / (WINDOWS + 1));
+    h.update(text.slice(at, at + WINDOW_CHARS));
+  }
+  return h.update(text.slice(text.length - EDGE_CHARS)).digest('base64');
+}
+
 /**
  * A short internal key of a tool result, for the no-progress, cycle and poll axes: it only
  * compares a result with recent ones, so short results stand for themselves, a fast 53-bit hash
- * serves medium ones and SHA-1 long ones.
+ * serves medium ones and SHA-1 long ones (over sampled windows past 8 Mi characters, so a huge
+ * result costs a bounded time: two that differ only between the windows compare equal).
  */
 export function resultHash(result: unknown): string {
   const text = typeof result === 'string' ? result : resultJson(result ?? null);
   if (text.length <= VERBATIM_UP_TO) return text;
-  return text.length < NATIVE_HASH_FROM
-    ? `#${quickHash(text)}`
-    : `#${hash('sha1', text, 'base64')}`;
+  if (text.length < NATIVE_HASH_FROM) return `#${quickHash(text)}`;
+  return text.length <= FULL_HASH_CHARS
+    ? `#${hash('sha1', text, 'base64')}`
+    : `#${sampledHash(text)}`;
 }
