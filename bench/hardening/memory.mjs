@@ -96,18 +96,31 @@ const cases = [
     PROTO_CT,
     protobufWithName(controls(60 * MiB)),
   ],
+  [
+    '15 MiB protobuf, one span named by control characters',
+    PROTO_CT,
+    protobufWithName(controls(15 * MiB)),
+  ],
+  [
+    '15 MiB JSON, one span named by 2.5 M escaped control characters',
+    JSON_CT,
+    Buffer.from(request([span(20_001, '\u0001'.repeat(2.5 * MiB))])),
+  ],
 ];
-// a small gzip body that inflates to as many spans as the body limit lets through
-{
+// small gzip bodies that inflate to many spans: past the body limit, and just under it
+for (const [size, first] of [
+  [60 * MiB, 100_000],
+  [15 * MiB, 300_000],
+]) {
   const spans = [];
   let text = '';
-  for (let i = 0; text.length < 60 * MiB; i += 1) {
-    spans.push(span(100_000 + i));
-    if (i % 5000 === 4999) text = request(spans);
+  for (let i = 0; text.length < size; i += 1) {
+    spans.push(span(first + i));
+    if (i % 1000 === 999) text = request(spans);
   }
-  const gz = gzipSync(request(spans), { level: 9 });
+  const gz = gzipSync(text, { level: 9 });
   cases.push([
-    `${(gz.length / MiB).toFixed(1)} MiB gzip JSON inflating to ${(request(spans).length / MiB).toFixed(0)} MiB (${spans.length} spans)`,
+    `${(gz.length / MiB).toFixed(1)} MiB gzip JSON inflating to ${(text.length / MiB).toFixed(0)} MiB (${spans.length} spans)`,
     { ...JSON_CT, 'content-encoding': 'gzip' },
     gz,
   ]);

@@ -264,6 +264,7 @@ describe('parseDashboardArgs', () => {
         '--token=t',
         '--store',
         'clickhouse://h',
+        '--max-body-bytes=33554432',
       ]),
     ).toEqual({
       port: 0,
@@ -272,11 +273,14 @@ describe('parseDashboardArgs', () => {
       retention: '7d',
       token: 't',
       storeUrl: 'clickhouse://h',
+      maxBodyBytes: 33554432,
     });
   });
 
   it.each([
     [['--port', 'abc'], /--port must be 0-65535/],
+    [['--max-body-bytes', '1k'], /--max-body-bytes must be a whole number/],
+    [['--max-body-bytes', '100'], /at least 1024/],
     [['--port', '70000'], /--port must be/],
     [['--retention', 'soon'], /--retention must look like 7d or 24h \(a number with a unit/],
     [['--retention', '7'], /--retention "7" has no unit: write 7d, 7h, 7m or 7s/],

@@ -47,8 +47,7 @@ function field(o: Obj, camel: string, snake?: string): unknown {
 function uint64(value: unknown, base: string, tail: string): bigint {
   if (value === undefined || value === null) return 0n;
   const n = parseInteger(value, 'uint64');
-  if (n === undefined)
-    fail(base + tail, 'expected an unsigned integer (number or decimal string)');
+  if (n === undefined) fail(base + tail, 'expected an unsigned integer (number or decimal string)');
   return n;
 }
 

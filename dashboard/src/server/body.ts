@@ -4,8 +4,13 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createGunzip } from 'node:zlib';
 import { HttpError } from './errors.js';
 
-/** Largest request body accepted, after decompression: 64 MiB. */
-export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * Largest request body accepted, after decompression: 16 MiB (an OTLP exporter's default batch of
+ * 512 spans is well under 1 MiB; a Collector's of 8 192, a few MiB). Decoding and staging cost up
+ * to about 35 times a body's size in memory (bench/hardening/memory.mjs), so this bounds what one
+ * request may cost.
+ */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** How long a request body may take to arrive, whatever its rate: 60 s. */
 export const BODY_TIMEOUT_MS = 60_000;
@@ -67,7 +72,8 @@ export async function readBody(req: Request, options: ReadBodyOptions = {}): Pro
       if (total > limit) {
         throw new HttpError(
           413,
-          `body exceeds ${limit} bytes${gzip ? ' after decompression' : ''}`,
+          `body exceeds ${limit} bytes${gzip ? ' after decompression' : ''} (send smaller batches, ` +
+            'or raise the limit with --max-body-bytes)',
         );
       }
       options.reserve?.(chunk.length);

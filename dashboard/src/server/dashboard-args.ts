@@ -4,7 +4,7 @@ import type { DashboardOptions } from './types.js';
 
 /**
  * Parses `loopguard dashboard` flags: --port --host --allowed-host (repeatable, or
- * comma-separated) --db --retention --token --store.
+ * comma-separated) --db --retention --token --store --max-body-bytes.
  */
 export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
   const out: DashboardOptions = {};
@@ -43,6 +43,15 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
       case '--token':
         out.token = value();
         break;
+      case '--max-body-bytes': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) < 1024)
+          throw new Error(
+            `--max-body-bytes must be a whole number of bytes, at least 1024, got "${v}"`,
+          );
+        out.maxBodyBytes = Number(v);
+        break;
+      }
       case '--store':
         out.storeUrl = value();
         break;

@@ -107,6 +107,7 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
     uiDir: options.uiDir,
     maxInFlight: options.maxInFlight,
     maxInFlightBytes: options.maxInFlightBytes,
+    maxBodyBytes: options.maxBodyBytes,
     allowedHosts: resolveAllowedHosts(
       host,
       options.allowedHosts ?? parseHostList(process.env.LOOPGUARD_ALLOWED_HOSTS),
