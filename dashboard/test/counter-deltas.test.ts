@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { LoopAction } from '../src/api/types.js';
 import type { SpanRecord } from '../src/otlp/span.js';
 import { computeDeltas, HOUR_MS } from '../src/store/counter-deltas.js';
 import { actionRank, type SpanFields } from '../src/store/span-fields.js';
-import type { LoopAction } from '../src/store/types.js';
 import { makePlainSpan, makeToolSpan } from './span-fixtures.js';
 
 // computeDeltas groups without building key strings; the reference below groups by the exact

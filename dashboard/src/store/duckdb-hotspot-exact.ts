@@ -1,10 +1,10 @@
+import type { Hotspot, Page, QueryFilter } from '../api/types.js';
 import { type Picked, pageRows } from './duckdb-hotspot-keys.js';
 import { FROM_TOTALS, liveKeys, totalsRows } from './duckdb-hotspot-live.js';
 import { type Aggregated, columns, partsCte, sortColumn } from './duckdb-hotspot-parts.js';
 import type { Reader } from './duckdb-queries.js';
 import { num, type Params } from './duckdb-sql.js';
 import type { normalizePage } from './paging.js';
-import type { Hotspot, Page, QueryFilter } from './types.js';
 
 type PageSpec = ReturnType<typeof normalizePage>;
 

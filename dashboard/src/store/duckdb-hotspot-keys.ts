@@ -1,3 +1,4 @@
+import type { Hotspot, Page, QueryFilter } from '../api/types.js';
 import {
   AGGREGATES,
   type Aggregated,
@@ -9,7 +10,6 @@ import type { Reader } from './duckdb-queries.js';
 import { callWhere, num, type Params } from './duckdb-sql.js';
 import type { normalizePage } from './paging.js';
 import { hotspotRow } from './rows.js';
-import type { Hotspot, Page, QueryFilter } from './types.js';
 
 /** Most candidates (rows tied with the page's first or last on the sort) resolved by key. */
 const MAX_CANDIDATES = 2000;

@@ -1,3 +1,4 @@
+import type { QueryFilter } from '../api/types.js';
 import { inKeyList, type RowsSql } from './duckdb-hotspot-keys.js';
 import {
   AGGREGATES,
@@ -8,7 +9,6 @@ import {
 } from './duckdb-hotspot-parts.js';
 import { totalsColumnsIn, totalsNow } from './duckdb-hotspot-totals.js';
 import type { Params } from './duckdb-sql.js';
-import type { QueryFilter } from './types.js';
 
 // The hotspot totals (totalsNow: one row per key over everything stored, deltas added) as the
 // pages read them: the keys called in a range, and the rows of those whose calls all fall in it.

@@ -1,3 +1,4 @@
+import type { Hotspot, Page, QueryFilter } from '../api/types.js';
 import { type Picked, pageRows, pickKeys } from './duckdb-hotspot-keys.js';
 import { FROM_TOTALS, type Live, liveKeys, totalsRows } from './duckdb-hotspot-live.js';
 import {
@@ -10,7 +11,6 @@ import {
 import type { Reader } from './duckdb-queries.js';
 import { num, type Params } from './duckdb-sql.js';
 import type { normalizePage } from './paging.js';
-import type { Hotspot, Page, QueryFilter } from './types.js';
 
 /** Fewest candidates read from the totals (twice the page's depth when that is more). */
 const MIN_CANDIDATES = 200;

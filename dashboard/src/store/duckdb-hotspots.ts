@@ -1,3 +1,4 @@
+import type { Hotspot, Page, PageRequest, QueryFilter } from '../api/types.js';
 import { HOUR_MS } from './counter-deltas.js';
 import { exactPage, NAME_SORTS } from './duckdb-hotspot-exact.js';
 import { keyedPage } from './duckdb-hotspot-keys.js';
@@ -14,7 +15,6 @@ import { HAS_SIGNATURE } from './duckdb-schema.js';
 import { callWhere, num, type Params } from './duckdb-sql.js';
 import { HOTSPOT_SORTS, normalizePage } from './paging.js';
 import { hotspotRow } from './rows.js';
-import type { Hotspot, Page, PageRequest, QueryFilter } from './types.js';
 
 /** Plain aggregation over the span table (used for short ranges, free-text search and sort by sessions). */
 async function rawHotspots(

@@ -1,3 +1,13 @@
+import type {
+  Page,
+  PageRequest,
+  QueryFilter,
+  Series,
+  SessionDetail,
+  SessionRow,
+  Summary,
+  TraceSpan,
+} from '../api/types.js';
 import {
   callWhere,
   EVENTS_JSON_SQL,
@@ -9,16 +19,6 @@ import {
 import { LIFTED_COLUMNS_SQL, restoreAttributes } from './lifted.js';
 import { normalizePage, SESSION_SORTS, timelinePage } from './paging.js';
 import { seriesFromRows, sessionRow, summaryRow, timelineCall, traceSpan } from './rows.js';
-import type {
-  Page,
-  PageRequest,
-  QueryFilter,
-  Series,
-  SessionDetail,
-  SessionRow,
-  Summary,
-  TraceSpan,
-} from './types.js';
 
 /** Runs a read statement and returns its rows as objects. */
 export type Reader = (sql: string, params?: Params) => Promise<Record<string, unknown>[]>;

@@ -1,3 +1,4 @@
+import type { Page, PageRequest, QueryFilter, SessionRow } from '../api/types.js';
 import { HOUR_MS } from './counter-deltas.js';
 import { withDelta } from './duckdb-deltas.js';
 import { totalsNow } from './duckdb-hotspot-totals.js';
@@ -5,7 +6,6 @@ import type { Reader } from './duckdb-queries.js';
 import { callWhere, num, type Params } from './duckdb-sql.js';
 import { normalizePage, SESSION_SORTS } from './paging.js';
 import { sessionRow } from './rows.js';
-import type { Page, PageRequest, QueryFilter, SessionRow } from './types.js';
 
 function rawEdge(
   from: string,

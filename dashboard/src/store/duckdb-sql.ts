@@ -1,5 +1,5 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { QueryFilter } from './types.js';
+import type { QueryFilter, SpanEventRow } from '../api/types.js';
 
 /** Named parameters of one statement. */
 export type Params = Record<string, DuckDBValue>;
@@ -64,9 +64,7 @@ export function jsonRecord(value: unknown): Record<string, string> {
 }
 
 /** Events of a `to_json(Events)` text, times converted from ns to ms. */
-export function jsonEvents(
-  value: unknown,
-): { time: number; name: string; attributes: Record<string, string> }[] {
+export function jsonEvents(value: unknown): SpanEventRow[] {
   if (typeof value !== 'string' || value === '') return [];
   const parsed = JSON.parse(value) as { T: string; Name: string; Attributes: unknown }[] | null;
   return (parsed ?? []).map((e) => ({

@@ -1,4 +1,3 @@
-import { ACTIONS } from './span-fields.js';
 import type {
   Hotspot,
   LoopAction,
@@ -9,7 +8,8 @@ import type {
   Summary,
   TimelineCall,
   TraceSpan,
-} from './types.js';
+} from '../api/types.js';
+import { ACTIONS } from './span-fields.js';
 
 type Row = Record<string, unknown>;
 

@@ -1,8 +1,8 @@
+import type { LoopAction } from '../api/types.js';
 import type { SpanRecord } from '../otlp/span.js';
 import { INT32_MAX, INT32_MIN } from './column-ranges.js';
 import { LIFT_BIT } from './lifted.js';
 import { nsToMs } from './stage.js';
-import type { LoopAction } from './types.js';
 
 /** The loopguard.* and gen_ai.* values of a span, lifted out of its attributes into typed fields. */
 export interface SpanFields {

@@ -1,6 +1,6 @@
+import type { Hotspot, Page, PageRequest, QueryFilter } from '../../api/types.js';
 import { HOTSPOT_SORTS, normalizePage } from '../paging.js';
 import { hotspotRow } from '../rows.js';
-import type { Hotspot, Page, PageRequest, QueryFilter } from '../types.js';
 import type { SqlParams } from './executor.js';
 import { rollupView } from './schema.js';
 import { num, rawConditions, rollupRows, type Source, where, wholeMinutes } from './sql.js';

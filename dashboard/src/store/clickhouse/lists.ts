@@ -1,6 +1,6 @@
+import type { LoopAction, Page, PageRequest, QueryFilter, SessionRow } from '../../api/types.js';
 import { normalizePage, SESSION_SORTS } from '../paging.js';
 import { sessionRow } from '../rows.js';
-import type { LoopAction, Page, PageRequest, QueryFilter, SessionRow } from '../types.js';
 import type { SqlParams } from './executor.js';
 import { rollupView } from './schema.js';
 import {

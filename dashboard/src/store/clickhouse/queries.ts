@@ -1,14 +1,8 @@
+import type { QueryFilter, Series, SessionDetail, Summary, TraceSpan } from '../../api/types.js';
 import { counterSnapshot } from '../counter-snapshot.js';
 import { timelinePage } from '../paging.js';
 import { seriesFromRows, sessionRow, summaryRow, timelineCall, traceSpan } from '../rows.js';
-import type {
-  CounterSnapshot,
-  QueryFilter,
-  Series,
-  SessionDetail,
-  Summary,
-  TraceSpan,
-} from '../types.js';
+import type { CounterSnapshot } from '../types.js';
 import type { SqlParams } from './executor.js';
 import { RAW_SESSION_COLUMNS, rollupSessionCount } from './lists.js';
 import { defined, events, num, rawConditions, type Source, timeBound, where } from './sql.js';

@@ -1,5 +1,5 @@
+import type { QueryFilter, SpanEventRow } from '../../api/types.js';
 import { MAX_TIME_NS } from '../column-ranges.js';
-import type { QueryFilter } from '../types.js';
 import type { SqlExecutor, SqlParams } from './executor.js';
 import { CALLS, deriveSql } from './schema.js';
 
@@ -187,9 +187,7 @@ export function rollupRows(
 }
 
 /** Events of a row (parallel arrays) as API events with ms times. */
-export function events(
-  row: Record<string, unknown>,
-): { time: number; name: string; attributes: Record<string, string> }[] {
+export function events(row: Record<string, unknown>): SpanEventRow[] {
   const times = (row.EventTimes ?? []) as unknown[];
   const names = (row.EventNames ?? []) as string[];
   const attrs = (row.EventAttributes ?? []) as Record<string, string>[];

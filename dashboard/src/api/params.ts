@@ -1,6 +1,6 @@
+import { HttpError } from '../server/errors.js';
 import { ACTIONS } from '../store/span-fields.js';
-import type { LoopAction, PageRequest, QueryFilter } from '../store/types.js';
-import { HttpError } from './errors.js';
+import type { LoopAction, PageRequest, QueryFilter } from './types.js';
 
 type Query = Record<string, string | undefined>;
 

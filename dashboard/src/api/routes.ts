@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
+import { HttpError, methodNotAllowed } from '../server/errors.js';
 import { HOTSPOT_SORTS, SESSION_SORTS } from '../store/paging.js';
 import type { Store } from '../store/types.js';
-import { parseBucket, parseFilter, parsePage, parseRange } from './api-params.js';
-import { HttpError, methodNotAllowed } from './errors.js';
+import { parseBucket, parseFilter, parsePage, parseRange } from './params.js';
 
 const TRACE_ID = /^[0-9a-fA-F]{32}$/;
 
@@ -25,7 +25,7 @@ async function sessionDetail(store: Store, scope: string, q: Record<string, stri
   return detail;
 }
 
-/** The JSON API under /api (shapes in store/types.ts). */
+/** The JSON API under /api (shapes in api/types.ts). */
 export function apiRoutes(store: Store): Hono {
   const app = new Hono();
   app.get('/summary', async (c) => c.json(await store.summary(parseFilter(query(c)))));
