@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../src/otlp/span.js';
-import { clampDurationNs } from '../src/store/column-ranges.js';
+import { clampDurationNs } from '../src/store/common/index.js';
 import { computeDeltas } from '../src/store/counter-deltas.js';
 import { JsonBytes, rowWriter } from '../src/store/json-bytes.js';
 import { isLifted } from '../src/store/lifted.js';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { HttpError, methodNotAllowed } from '../server/errors.js';
-import { HOTSPOT_SORTS, SESSION_SORTS } from '../store/paging.js';
+import { HOTSPOT_SORTS, SESSION_SORTS } from '../store/common/index.js';
 import type { Store } from '../store/types.js';
 import { parseBucket, parseFilter, parsePage, parseRange } from './params.js';
 

@@ -20,8 +20,8 @@ import {
 } from './clickhouse/queries.js';
 import { spanToRow } from './clickhouse/rows.js';
 import { CALLS, rollupViews, schemaStatements, TRACES_IN } from './clickhouse/schema.js';
-import { defined, makeSource, num, timeBound, where } from './clickhouse/sql.js';
-import { sumRejected } from './counter-deltas.js';
+import { defined, makeSource, timeBound, where } from './clickhouse/sql.js';
+import { sumRejected, toNumber } from './common/index.js';
 import type { Store } from './types.js';
 
 /** Options of the ClickHouse store. */
@@ -195,7 +195,7 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
       const params: SqlParams = {};
       const cond = timeBound('<', cutoffMs, 'cutoff', params) ?? '1';
       const [row] = await exec.query(`SELECT count() AS n FROM otel_traces WHERE ${cond}`, params);
-      const n = num(row?.n);
+      const n = toNumber(row?.n);
       if (n === 0) return 0;
       await exec.command(`DELETE FROM otel_traces WHERE ${cond}`, params);
       await exec.command(`DELETE FROM ${CALLS} WHERE ${cond}`, params);

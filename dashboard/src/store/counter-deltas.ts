@@ -1,6 +1,6 @@
 import type { SpanRecord } from '../otlp/span.js';
-import { clampDurationNs } from './column-ranges.js';
-import { actionRank, deriveFields, type SpanFields } from './span-fields.js';
+import { actionRank, clampDurationNs } from './common/index.js';
+import { deriveFields, type SpanFields } from './span-fields.js';
 
 /** A tool_calls counter increment: calls of one tool and action in one service. */
 export interface ToolCallDelta {
@@ -65,14 +65,6 @@ export interface RollupRow {
 
 /** The largest double below 2^63: a rollup's summed repeat time saturates there (BIGINT). */
 const MAX_REPEAT_NS = 2 ** 63 - 1024;
-
-/** The rejection counts (reason → spans) of several requests, summed. */
-export function sumRejected(counts: Iterable<ReadonlyMap<string, number>>): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const rejected of counts)
-    for (const [reason, n] of rejected) out.set(reason, (out.get(reason) ?? 0) + n);
-  return out;
-}
 
 /** Width of a rollup bucket. */
 export const HOUR_MS = 3_600_000;

@@ -1,9 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { toNumber } from './common/index.js';
 import { DELTA_ROWS_SQL, DELTA_TABLES } from './duckdb-deltas.js';
 import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.js';
 import { foldTotalsSql } from './duckdb-hotspot-totals.js';
-import { num } from './duckdb-sql.js';
-import type { Serial } from './duckdb-writer.js';
+import type { Serial } from './duckdb-serial.js';
 
 // Compaction folds the delta tables (duckdb-deltas.ts) into their main tables (duckdb-fold.ts: each
 // delta grouped by its main table's key and upserted with the merge an upsert per insert
@@ -53,7 +53,7 @@ export class Compactor {
     const [row] = await writer.run(async (c) =>
       (await c.runAndReadAll(DELTA_ROWS_SQL)).getRowObjectsJS(),
     );
-    compactor.added(num(row?.n));
+    compactor.added(toNumber(row?.n));
     return compactor;
   }
 

@@ -1,10 +1,11 @@
 import type { Hotspot, Page, QueryFilter } from '../api/types.js';
+import type { normalizePage } from './common/index.js';
+import { toNumber } from './common/index.js';
 import { type Picked, pageRows } from './duckdb-hotspot-keys.js';
 import { FROM_TOTALS, liveKeys, totalsRows } from './duckdb-hotspot-live.js';
 import { type Aggregated, columns, partsCte, sortColumn } from './duckdb-hotspot-parts.js';
 import type { Reader } from './duckdb-queries.js';
-import { num, type Params } from './duckdb-sql.js';
-import type { normalizePage } from './paging.js';
+import type { Params } from './duckdb-sql.js';
 
 type PageSpec = ReturnType<typeof normalizePage>;
 
@@ -34,8 +35,8 @@ export async function exactPage(
     FROM (${live.sql})`,
     live.params,
   );
-  const inside = num(counts?.inside);
-  const straddling = num(counts?.straddling);
+  const inside = toNumber(counts?.inside);
+  const straddling = toNumber(counts?.straddling);
   if (straddling > inside) return;
   const params: Params = { ...(straddling > 0 ? range : {}), ...live.params };
   const reaching = (column: string) =>
@@ -78,7 +79,7 @@ async function pickInOrder(
   );
   const keys = (row?.keys ?? []) as bigint[];
   return {
-    total: q.inside + num(row?.reaching),
+    total: q.inside + toNumber(row?.reaching),
     before: p.offset,
     n: keys.length,
     keys,

@@ -1,4 +1,6 @@
 import type { Hotspot, Page, QueryFilter } from '../api/types.js';
+import type { normalizePage } from './common/index.js';
+import { hotspotRow, toNumber } from './common/index.js';
 import {
   AGGREGATES,
   type Aggregated,
@@ -7,9 +9,7 @@ import {
   sortColumn,
 } from './duckdb-hotspot-parts.js';
 import type { Reader } from './duckdb-queries.js';
-import { callWhere, num, type Params } from './duckdb-sql.js';
-import type { normalizePage } from './paging.js';
-import { hotspotRow } from './rows.js';
+import { callWhere, type Params } from './duckdb-sql.js';
 
 /** Most candidates (rows tied with the page's first or last on the sort) resolved by key. */
 const MAX_CANDIDATES = 2000;
@@ -78,11 +78,11 @@ export async function pickKeys(
     query.params,
   );
   return {
-    total: num(picked?.total),
-    before: num(picked?.before),
-    n: num(picked?.n),
+    total: toNumber(picked?.total),
+    before: toNumber(picked?.before),
+    n: toNumber(picked?.n),
     keys: (picked?.keys ?? undefined) as bigint[] | undefined,
-    lastValue: picked?.lastValue == null ? undefined : num(picked.lastValue),
+    lastValue: picked?.lastValue == null ? undefined : toNumber(picked.lastValue),
     more: picked ?? {},
   };
 }
@@ -158,7 +158,7 @@ export async function pageRows(
   ]);
   // two names of one key: the keys cannot tell these hotspots apart
   const first = found[0];
-  if (first && (num(first.groups) !== picked.n || first.sharedKey === true)) return undefined;
+  if (first && (toNumber(first.groups) !== picked.n || first.sharedKey === true)) return undefined;
   return { total, rows: found.map((r) => hotspotRow(r, sessions.get(String(r.k)) ?? 0)) };
 }
 
@@ -181,5 +181,5 @@ async function sessionsByKey(
     GROUP BY 1`,
     params,
   );
-  return new Map(found.map((r) => [String(r.k), num(r.n)]));
+  return new Map(found.map((r) => [String(r.k), toNumber(r.n)]));
 }

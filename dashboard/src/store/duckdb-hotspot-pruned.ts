@@ -1,4 +1,6 @@
 import type { Hotspot, Page, QueryFilter } from '../api/types.js';
+import type { normalizePage } from './common/index.js';
+import { toNumber } from './common/index.js';
 import { type Picked, pageRows, pickKeys } from './duckdb-hotspot-keys.js';
 import { FROM_TOTALS, type Live, liveKeys, totalsRows } from './duckdb-hotspot-live.js';
 import {
@@ -9,8 +11,7 @@ import {
   sortColumn,
 } from './duckdb-hotspot-parts.js';
 import type { Reader } from './duckdb-queries.js';
-import { num, type Params } from './duckdb-sql.js';
-import type { normalizePage } from './paging.js';
+import type { Params } from './duckdb-sql.js';
 
 /** Fewest candidates read from the totals (twice the page's depth when that is more). */
 const MIN_CANDIDATES = 200;
@@ -74,12 +75,12 @@ export async function prunedPage(
     FROM (${live.sql})`,
     live.params,
   );
-  const inside = num(counts?.inside);
-  const straddling = num(counts?.straddling);
+  const inside = toNumber(counts?.inside);
+  const straddling = toNumber(counts?.straddling);
   if (straddling > inside) return;
-  if (counts?.straddlingBound != null) live.straddlingBound = num(counts.straddlingBound);
+  if (counts?.straddlingBound != null) live.straddlingBound = toNumber(counts.straddlingBound);
   // a live key called only before the range or only after it has its last or first call in it
-  const certain = inside + straddling - num(counts?.spanning);
+  const certain = inside + straddling - toNumber(counts?.spanning);
   const total =
     certain === inside + straddling
       ? Promise.resolve(certain)
@@ -87,7 +88,7 @@ export async function prunedPage(
   total.catch(() => undefined); // not awaited when the candidates are too many
   // the keys bounded as high as the one ranked `wanted`; then, if need be, as high as the page's
   // last row among them
-  let tried = await pickAmong(read, filter, p, range, live, num(counts?.edge));
+  let tried = await pickAmong(read, filter, p, range, live, toNumber(counts?.edge));
   if (tried && !tried.proved) {
     tried = await pickAmong(read, filter, p, range, live, tried.picked.lastValue ?? 0);
   }
@@ -127,11 +128,11 @@ async function pickAmong(
         AS "insideKeys",
       (SELECT max(bound) FROM live WHERE bound < $edge) AS above`,
   });
-  if (num(picked.more.chosen) > MAX_CANDIDATES) return;
+  if (toNumber(picked.more.chosen) > MAX_CANDIDATES) return;
   const { above } = picked.more;
   const insideKeys = (picked.more.insideKeys ?? []) as bigint[];
   // proved: every key left out is bounded below the page's last row (or none is left out)
-  const proved = above == null || (picked.lastValue ?? -Infinity) > num(above);
+  const proved = above == null || (picked.lastValue ?? -Infinity) > toNumber(above);
   return { picked, proved, insideKeys };
 }
 
@@ -150,5 +151,5 @@ async function spanningInRange(
     SELECT count(DISTINCT k) AS n FROM parts`,
     params,
   );
-  return num(row?.n);
+  return toNumber(row?.n);
 }

@@ -1,4 +1,5 @@
 import type { Hotspot, Page, PageRequest, QueryFilter } from '../api/types.js';
+import { HOTSPOT_SORTS, hotspotRow, normalizePage, toNumber } from './common/index.js';
 import { HOUR_MS } from './counter-deltas.js';
 import { exactPage, NAME_SORTS } from './duckdb-hotspot-exact.js';
 import { keyedPage } from './duckdb-hotspot-keys.js';
@@ -12,9 +13,7 @@ import {
 import { isBounded, prunedPage } from './duckdb-hotspot-pruned.js';
 import { COUNT_ACTIONS, type Reader } from './duckdb-queries.js';
 import { HAS_SIGNATURE } from './duckdb-schema.js';
-import { callWhere, num, type Params } from './duckdb-sql.js';
-import { HOTSPOT_SORTS, normalizePage } from './paging.js';
-import { hotspotRow } from './rows.js';
+import { callWhere, type Params } from './duckdb-sql.js';
 
 /** Plain aggregation over the span table (used for short ranges, free-text search and sort by sessions). */
 async function rawHotspots(
@@ -38,7 +37,8 @@ async function rawHotspots(
     LIMIT ${p.limit} OFFSET ${p.offset}`,
     params,
   );
-  const total = rows.length || p.offset === 0 ? num(rows[0]?.total) : await countRaw(read, filter);
+  const total =
+    rows.length || p.offset === 0 ? toNumber(rows[0]?.total) : await countRaw(read, filter);
   return { total, rows: rows.map((r) => hotspotRow(r)) };
 }
 
@@ -49,7 +49,7 @@ async function countRaw(read: Reader, filter: QueryFilter): Promise<number> {
     `SELECT count(*) AS n FROM (SELECT 1 FROM otel_traces ${where} AND ${HAS_SIGNATURE} GROUP BY "ServiceName", "ToolName", "Signature")`,
     params,
   );
-  return num(row?.n);
+  return toNumber(row?.n);
 }
 
 /**
@@ -124,7 +124,7 @@ async function namedPage(
   ]);
   const rowByKey = new Map(full.map((r) => [keyOf(r), r]));
   return {
-    total: num(keys[0]?.total),
+    total: toNumber(keys[0]?.total),
     rows: keys.map((k) => hotspotRow(rowByKey.get(keyOf(k)) ?? k, sessions.get(keyOf(k)) ?? 0)),
   };
 }
@@ -156,5 +156,5 @@ async function sessionsOf(
     GROUP BY 1, 2, 3`,
     params,
   );
-  return new Map(found.map((r) => [keyOf(r), num(r.n)]));
+  return new Map(found.map((r) => [keyOf(r), toNumber(r.n)]));
 }

@@ -9,16 +9,18 @@ import type {
   TraceSpan,
 } from '../api/types.js';
 import {
-  callWhere,
-  EVENTS_JSON_SQL,
-  jsonEvents,
-  jsonRecord,
-  num,
-  type Params,
-} from './duckdb-sql.js';
+  normalizePage,
+  SESSION_SORTS,
+  seriesFromRows,
+  sessionRow,
+  summaryRow,
+  timelineCall,
+  timelinePage,
+  toNumber,
+  traceSpan,
+} from './common/index.js';
+import { callWhere, EVENTS_JSON_SQL, jsonEvents, jsonRecord, type Params } from './duckdb-sql.js';
 import { LIFTED_COLUMNS_SQL, restoreAttributes } from './lifted.js';
-import { normalizePage, SESSION_SORTS, timelinePage } from './paging.js';
-import { seriesFromRows, sessionRow, summaryRow, timelineCall, traceSpan } from './rows.js';
 
 /** Runs a read statement and returns its rows as objects. */
 export type Reader = (sql: string, params?: Params) => Promise<Record<string, unknown>[]>;
@@ -88,14 +90,14 @@ export async function querySessions(
     ORDER BY "${sort}" ${p.order}, scope LIMIT ${p.limit} OFFSET ${p.offset}`,
     params,
   );
-  let total = rows.length ? num(rows[0]?.total) : 0;
+  let total = rows.length ? toNumber(rows[0]?.total) : 0;
   if (!rows.length && p.offset > 0) {
     const [c] = await read(
       `SELECT count(*) AS n FROM (SELECT 1 FROM otel_traces ${where} ${where ? 'AND' : 'WHERE'} "LoopScope" <> ''
       GROUP BY "LoopScope" ${having.length ? `HAVING ${having.join(' AND ')}` : ''})`,
       params,
     );
-    total = num(c?.n);
+    total = toNumber(c?.n);
   }
   return { total, rows: rows.map(sessionRow) };
 }

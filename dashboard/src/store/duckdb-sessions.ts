@@ -1,11 +1,10 @@
 import type { Page, PageRequest, QueryFilter, SessionRow } from '../api/types.js';
+import { normalizePage, SESSION_SORTS, sessionRow, toNumber } from './common/index.js';
 import { HOUR_MS } from './counter-deltas.js';
 import { withDelta } from './duckdb-deltas.js';
 import { totalsNow } from './duckdb-hotspot-totals.js';
 import type { Reader } from './duckdb-queries.js';
-import { callWhere, num, type Params } from './duckdb-sql.js';
-import { normalizePage, SESSION_SORTS } from './paging.js';
-import { sessionRow } from './rows.js';
+import { callWhere, type Params } from './duckdb-sql.js';
 
 function rawEdge(
   from: string,
@@ -84,13 +83,13 @@ export async function querySessionsRollup(
     ORDER BY "${sort}" ${p.order}, scope LIMIT ${p.limit} OFFSET ${p.offset}`,
     params,
   );
-  let total = num(rows[0]?.total);
+  let total = toNumber(rows[0]?.total);
   if (!rows.length && p.offset > 0) {
     const [c] = await read(
       `${head} (${parts}) SELECT count(DISTINCT scope) AS n FROM parts`,
       params,
     );
-    total = num(c?.n);
+    total = toNumber(c?.n);
   }
   return { total, rows: rows.map(sessionRow) };
 }

@@ -46,14 +46,6 @@ export function callWhere(
   return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
 }
 
-/** A JS number from a DuckDB integer/decimal result value. */
-export function num(value: unknown): number {
-  if (typeof value === 'bigint') return Number(value);
-  if (typeof value === 'number') return value;
-  if (value === null || value === undefined) return 0;
-  return Number(value);
-}
-
 /** Parses a `to_json(MAP)` text into a plain record. */
 export function jsonRecord(value: unknown): Record<string, string> {
   if (typeof value !== 'string' || value === '') return {};

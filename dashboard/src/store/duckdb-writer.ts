@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SpanRecord } from '../otlp/span.js';
 import type { Compactor } from './duckdb-compaction.js';
 import {
@@ -8,20 +7,10 @@ import {
   unstoredSpans,
   withoutEarlierRepeats,
 } from './duckdb-dedup.js';
+import type { Serial } from './duckdb-serial.js';
 import { groupLoad, removeStaged, type StagedFiles, stageInsert } from './duckdb-staging.js';
 import { JsonBytes } from './json-bytes.js';
 import { batchKeys, type RecentSpanKeys } from './recent-keys.js';
-
-/** Serialises the statements of one connection. */
-export class Serial {
-  private tail: Promise<unknown> = Promise.resolve();
-  constructor(readonly conn: DuckDBConnection) {}
-  run<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-    const next = this.tail.then(() => fn(this.conn));
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
-}
 
 /** An insert waiting for the writer, its files staged. */
 interface Pending {

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { counterSnapshot, toNumber } from './common/index.js';
 import { HOUR_MS } from './counter-deltas.js';
-import { counterSnapshot } from './counter-snapshot.js';
 import { Compactor, compactIn } from './duckdb-compaction.js';
 import { loadRecentKeys } from './duckdb-dedup.js';
 import { COUNTERS_NOW_SQL, DELTA_SCHEMA_SQL } from './duckdb-deltas.js';
@@ -24,9 +24,10 @@ import {
   SCHEMA_SQL,
   SESSION_ROLLUP_REBUILD_HOUR_SQL,
 } from './duckdb-schema.js';
+import { Serial } from './duckdb-serial.js';
 import { querySessionsRollup } from './duckdb-sessions.js';
-import { num, type Params } from './duckdb-sql.js';
-import { GroupWriter, Serial } from './duckdb-writer.js';
+import type { Params } from './duckdb-sql.js';
+import { GroupWriter } from './duckdb-writer.js';
 import type { CounterSnapshot, DuckDbStoreOptions, Store } from './types.js';
 
 /**
@@ -108,7 +109,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
       const halted = await read(
         `SELECT "Service" AS service, count(*) AS n FROM loopguard_halted_scopes GROUP BY 1 ORDER BY 1`,
       );
-      return counterSnapshot(rows, halted, 'Value', num);
+      return counterSnapshot(rows, halted, 'Value');
     },
     async deleteBefore(cutoffMs) {
       if (closed) throw new Error('store is closed');
@@ -127,7 +128,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
           await c.run(SESSION_ROLLUP_REBUILD_HOUR_SQL, { hour });
           await c.run('COMMIT');
           compactor.compacted();
-          return num(r.rowsChanged);
+          return toNumber(r.rowsChanged);
         } catch (error) {
           await c.run('ROLLBACK').catch(() => undefined);
           throw error;

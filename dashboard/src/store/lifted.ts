@@ -1,5 +1,3 @@
-import type { SpanFields } from './span-fields.js';
-
 type Row = Record<string, unknown>;
 
 /**
@@ -24,7 +22,10 @@ const LIFTED = [
   ['loopguard.nudge.level', 'NudgeLevel', 'nudgeLevel'],
   ['loopguard.outcome', 'Outcome', 'outcome'],
   ['error.type', 'ErrorType', 'errorType'],
-] as const satisfies readonly (readonly [string, string, keyof SpanFields])[];
+] as const;
+
+/** A field of SpanFields that holds a lifted attribute. */
+export type LiftedField = (typeof LIFTED)[number][2];
 
 const INDEX = new Map<string, number>(LIFTED.map(([key], i) => [key, i]));
 
@@ -33,7 +34,7 @@ export const LIFTED_COLUMNS_SQL = `${LIFTED.map(([, column]) => `"${column}"`).j
 
 /** The bit of each lifted field in "LiftedAttributes" (`SpanFields.lifted`). */
 export const LIFT_BIT = Object.fromEntries(LIFTED.map(([, , field], i) => [field, 1 << i])) as {
-  readonly [F in (typeof LIFTED)[number][2]]: number;
+  readonly [F in LiftedField]: number;
 };
 
 /** Whether `key` is an attribute that `mask` (`SpanFields.lifted`) takes out of the map. */

@@ -1,11 +1,13 @@
 import type { LoopAction } from '../api/types.js';
 import type { SpanRecord } from '../otlp/span.js';
-import { INT32_MAX, INT32_MIN } from './column-ranges.js';
-import { LIFT_BIT } from './lifted.js';
-import { nsToMs } from './stage.js';
+import { actionRank, INT32_MAX, INT32_MIN, nsToMs } from './common/index.js';
+import { LIFT_BIT, type LiftedField } from './lifted.js';
 
-/** The loopguard.* and gen_ai.* values of a span, lifted out of its attributes into typed fields. */
-export interface SpanFields {
+/**
+ * The loopguard.* and gen_ai.* values of a span, lifted out of its attributes into typed fields
+ * (every field that LIFTED in lifted.ts names among them).
+ */
+export interface SpanFields extends Record<LiftedField, string | number> {
   /** Epoch milliseconds of the span's start, clamped to the column's range. */
   startMs: number;
   isCall: boolean;
@@ -28,14 +30,6 @@ export interface SpanFields {
   errorType: string;
   /** Bit i: the attribute LIFTED[i] (lifted.ts) is set and its typed field holds it exactly. */
   lifted: number;
-}
-
-/** Loopguard actions from weakest to strongest; the index is the rank. */
-export const ACTIONS: readonly LoopAction[] = ['allow', 'nudge', 'warn', 'block', 'halt'];
-
-/** Rank of an action (0 = allow); -1 when the value is not an action. */
-export function actionRank(action: string): number {
-  return ACTIONS.indexOf(action as LoopAction);
 }
 
 /** An int32 column's value of an attribute; 0 (absent) when it is no integer or out of range. */

@@ -1,5 +1,5 @@
 import type { SpanRecord } from '../otlp/span.js';
-import { clampDurationNs, clampTimeNs } from './column-ranges.js';
+import { clampDurationNs, clampTimeNs } from './common/index.js';
 import { type JsonBytes, writeLines } from './json-bytes.js';
 import { isLifted } from './lifted.js';
 import type { SpanFields } from './span-fields.js';
@@ -38,11 +38,6 @@ function timestamp(out: JsonBytes, ns: bigint): void {
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** Epoch milliseconds of a span start, clamped as `clampTimeNs` does. */
-export function nsToMs(ns: bigint): number {
-  return Number(clampTimeNs(ns) / 1_000_000n);
-}
 
 // The line's keys and the punctuation between the values, as bytes (see stageSpans).
 const K = {

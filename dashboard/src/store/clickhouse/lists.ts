@@ -1,17 +1,8 @@
 import type { LoopAction, Page, PageRequest, QueryFilter, SessionRow } from '../../api/types.js';
-import { normalizePage, SESSION_SORTS } from '../paging.js';
-import { sessionRow } from '../rows.js';
+import { normalizePage, SESSION_SORTS, sessionRow, toNumber } from '../common/index.js';
 import type { SqlParams } from './executor.js';
 import { rollupView } from './schema.js';
-import {
-  num,
-  rawConditions,
-  rollupRows,
-  SEARCH_SQL,
-  type Source,
-  where,
-  wholeMinutes,
-} from './sql.js';
+import { rawConditions, rollupRows, SEARCH_SQL, type Source, where, wholeMinutes } from './sql.js';
 
 /** Aggregate columns of a session over raw derived rows. */
 export const RAW_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
@@ -54,7 +45,7 @@ export async function rollupSessionCount(
     `SELECT uniqExact(LoopScope) AS n FROM ${rows} ${where(conds)}`,
     params,
   );
-  return num(row?.n);
+  return toNumber(row?.n);
 }
 
 /** The FROM/GROUP/HAVING of the sessions query, raw or from the minute rollup. */
@@ -125,10 +116,10 @@ export async function querySessions(
     ORDER BY ${sort} ${p.order}, scope LIMIT ${p.limit} OFFSET ${p.offset}`,
     params,
   );
-  let total = rows.length ? num(rows[0]?.total) : 0;
+  let total = rows.length ? toNumber(rows[0]?.total) : 0;
   if (!rows.length && p.offset > 0) {
     const [c] = await src.exec.query(`SELECT count() AS n FROM (SELECT 1 FROM ${q.body})`, params);
-    total = num(c?.n);
+    total = toNumber(c?.n);
   }
   return { total, rows: rows.map(sessionRow) };
 }

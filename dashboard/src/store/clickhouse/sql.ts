@@ -1,14 +1,7 @@
 import type { QueryFilter, SpanEventRow } from '../../api/types.js';
-import { MAX_TIME_NS } from '../column-ranges.js';
+import { MAX_TIME_NS, toNumber } from '../common/index.js';
 import type { SqlExecutor, SqlParams } from './executor.js';
 import { CALLS, deriveSql } from './schema.js';
-
-/** A number from a JSONEachRow value (64-bit integers arrive quoted from a server). */
-export function num(value: unknown): number {
-  if (typeof value === 'number') return value;
-  if (value === null || value === undefined || value === '') return 0;
-  return Number(value);
-}
 
 /** Where the store reads spans and calls from. */
 export interface Source {
@@ -191,5 +184,5 @@ export function events(row: Record<string, unknown>): SpanEventRow[] {
   const times = (row.EventTimes ?? []) as unknown[];
   const names = (row.EventNames ?? []) as string[];
   const attrs = (row.EventAttributes ?? []) as Record<string, string>[];
-  return names.map((name, i) => ({ time: num(times[i]), name, attributes: attrs[i] ?? {} }));
+  return names.map((name, i) => ({ time: toNumber(times[i]), name, attributes: attrs[i] ?? {} }));
 }

@@ -8,8 +8,8 @@ import type {
   Summary,
   TimelineCall,
   TraceSpan,
-} from '../api/types.js';
-import { ACTIONS } from './span-fields.js';
+} from '../../api/types.js';
+import { ACTIONS } from './actions.js';
 
 type Row = Record<string, unknown>;
 

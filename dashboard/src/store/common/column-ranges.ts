@@ -15,6 +15,11 @@ export function clampTimeNs(ns: bigint): bigint {
   return ns < 0n ? 0n : ns > MAX_TIME_NS ? MAX_TIME_NS : ns;
 }
 
+/** Epoch milliseconds of a span start, clamped as `clampTimeNs` does. */
+export function nsToMs(ns: bigint): number {
+  return Number(clampTimeNs(ns) / 1_000_000n);
+}
+
 /** A duration clamped to the int64 range of the stores' duration columns. */
 export function clampDurationNs(ns: bigint): bigint {
   return ns < 0n ? 0n : ns > MAX_DURATION_NS ? MAX_DURATION_NS : ns;

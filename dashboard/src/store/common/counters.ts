@@ -1,6 +1,15 @@
-import type { CounterSnapshot } from './types.js';
+import type { CounterSnapshot } from '../types.js';
+import { toNumber } from './rows.js';
 
 type Row = Record<string, unknown>;
+
+/** The rejection counts (reason → spans) of several requests, summed. */
+export function sumRejected(counts: Iterable<ReadonlyMap<string, number>>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const rejected of counts)
+    for (const [reason, n] of rejected) out.set(reason, (out.get(reason) ?? 0) + n);
+  return out;
+}
 
 /**
  * The `/metrics` counters from a store's counter rows (`Metric`, `Service`, `Tool`, `Axis`,
@@ -10,7 +19,6 @@ export function counterSnapshot(
   rows: readonly Row[],
   halted: readonly Row[],
   valueKey: string,
-  toNumber: (value: unknown) => number,
 ): CounterSnapshot {
   const snap: CounterSnapshot = {
     toolCalls: [],

@@ -1,4 +1,4 @@
-import type { PageRequest } from '../api/types.js';
+import type { PageRequest } from '../../api/types.js';
 
 /** Sortable columns of /api/hotspots rows. */
 export const HOTSPOT_SORTS = [
