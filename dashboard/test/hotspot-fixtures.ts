@@ -2,8 +2,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Hotspot, LoopAction, Page, PageRequest, QueryFilter } from '../src/api/types.js';
 import type { SpanRecord } from '../src/otlp/span.js';
 import { HOTSPOT_SORTS, normalizePage } from '../src/store/common/index.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
-import type { Reader } from '../src/store/duckdb-queries.js';
+import { openDuckDbStore } from '../src/store/duckdb/index.js';
+import type { Reader } from '../src/store/duckdb/read/sql.js';
 import { makeToolSpan } from './span-fixtures.js';
 
 // Agent-like spans and the helpers the hotspot page tests share.

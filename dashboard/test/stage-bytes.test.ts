@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../src/otlp/span.js';
 import { clampDurationNs } from '../src/store/common/index.js';
-import { computeDeltas } from '../src/store/counter-deltas.js';
-import { JsonBytes, rowWriter } from '../src/store/json-bytes.js';
-import { isLifted } from '../src/store/lifted.js';
-import { deriveFields, type SpanFields } from '../src/store/span-fields.js';
-import { nsToTimestamp, stageSpans } from '../src/store/stage.js';
-import { writeRollupRow, writeSessionRow } from '../src/store/staged-rows.js';
+import { isLifted } from '../src/store/duckdb/lifted.js';
+import { computeDeltas } from '../src/store/duckdb/write/deltas.js';
+import { JsonBytes, rowWriter } from '../src/store/duckdb/write/json-bytes.js';
+import { deriveFields, type SpanFields } from '../src/store/duckdb/write/span-fields.js';
+import { nsToTimestamp, stageSpans } from '../src/store/duckdb/write/stage.js';
+import { writeRollupRow, writeSessionRow } from '../src/store/duckdb/write/staged-rows.js';
 import { hexId, makeToolSpan } from './span-fixtures.js';
 
 // The staging file is written byte by byte; it must be exactly what JSON.stringify of the row

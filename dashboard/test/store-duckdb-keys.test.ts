@@ -5,7 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Hotspot } from '../src/api/types.js';
 import { HOTSPOT_SORTS } from '../src/store/common/index.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
+import { openDuckDbStore } from '../src/store/duckdb/index.js';
 import type { Store } from '../src/store/types.js';
 import { makeToolSpan, T0 } from './store-conformance.js';
 

@@ -14,8 +14,9 @@ export type {
   TraceSpan,
 } from '../api/index.js';
 export type { SpanRecord } from '../otlp/span.js';
-export { DEFAULT_DB_PATH, openDuckDbStore } from '../store/duckdb.js';
-export type { CounterSnapshot, DuckDbStoreOptions, Store } from '../store/types.js';
+export type { DuckDbStoreOptions } from '../store/duckdb/index.js';
+export { DEFAULT_DB_PATH, openDuckDbStore } from '../store/duckdb/index.js';
+export type { CounterSnapshot, Store } from '../store/types.js';
 export { createApp } from './app.js';
 export { parseDashboardArgs } from './dashboard-args.js';
 export { startDashboard } from './start.js';

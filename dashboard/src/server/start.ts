@@ -1,6 +1,10 @@
 import { type ServerType, serve } from '@hono/node-server';
-import { DEFAULT_DB_PATH, openDuckDbStore } from '../store/duckdb.js';
-import type { DuckDbStoreOptions, Store } from '../store/types.js';
+import {
+  DEFAULT_DB_PATH,
+  type DuckDbStoreOptions,
+  openDuckDbStore,
+} from '../store/duckdb/index.js';
+import type { Store } from '../store/types.js';
 import { createApp } from './app.js';
 import { isLoopbackName, parseHostList, resolveAllowedHosts } from './host-guard.js';
 import { parseRetention } from './retention.js';

@@ -52,31 +52,3 @@ export interface Store {
   /** Idempotent. */
   close(): Promise<void>;
 }
-
-/** Options of the embedded DuckDB store. */
-export interface DuckDbStoreOptions {
-  /** Database file; `:memory:` for a throw-away store. Default `.loopguard/loopguard.duckdb`. */
-  path?: string;
-  /** Most spans committed in one grouped transaction. Default 50 000. */
-  maxBatchSpans?: number;
-  /**
-   * How many keys of recently committed spans the duplicate check keeps in memory (16 bytes
-   * each, in two generations of this size). Default 524 288.
-   */
-  recentKeys?: number;
-  /**
-   * Rollup and counter rows appended since the last compaction (one per hour, hotspot or session
-   * and counter a transaction touched) at which the store folds them into its main tables; readers
-   * add the rows waiting, so a lower value makes reads cheaper and compaction more frequent.
-   * Default 32 768.
-   */
-  compactAfterRows?: number;
-  /** Milliseconds without a commit after which the rows waiting are compacted. Default 1 000. */
-  compactWhenIdleMs?: number;
-  /**
-   * Grouped transactions of at least this many spans upsert their rollup and counter rows into
-   * the main tables at once instead of appending delta rows (their upserts cost little per span,
-   * and compaction would redo the work). Default 8 192.
-   */
-  foldFromSpans?: number;
-}

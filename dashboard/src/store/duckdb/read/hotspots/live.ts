@@ -1,14 +1,8 @@
-import type { QueryFilter } from '../api/types.js';
-import { inKeyList, type RowsSql } from './duckdb-hotspot-keys.js';
-import {
-  AGGREGATES,
-  type Aggregated,
-  columns,
-  nameConditions,
-  partsSql,
-} from './duckdb-hotspot-parts.js';
-import { totalsColumnsIn, totalsNow } from './duckdb-hotspot-totals.js';
-import type { Params } from './duckdb-sql.js';
+import type { QueryFilter } from '../../../../api/types.js';
+import { totalsColumnsIn, totalsNow } from '../../rollups/index.js';
+import type { Params } from '../sql.js';
+import { inKeyList, type RowsSql } from './keys.js';
+import { AGGREGATES, type Aggregated, columns, nameConditions, partsSql } from './parts.js';
 
 // The hotspot totals (totalsNow: one row per key over everything stored, deltas added) as the
 // pages read them: the keys called in a range, and the rows of those whose calls all fall in it.

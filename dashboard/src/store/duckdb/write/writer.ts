@@ -1,16 +1,11 @@
 import { join } from 'node:path';
-import type { SpanRecord } from '../otlp/span.js';
-import type { Compactor } from './duckdb-compaction.js';
-import {
-  type KeyedSpans,
-  uniqueSpans,
-  unstoredSpans,
-  withoutEarlierRepeats,
-} from './duckdb-dedup.js';
-import type { Serial } from './duckdb-serial.js';
-import { groupLoad, removeStaged, type StagedFiles, stageInsert } from './duckdb-staging.js';
+import type { SpanRecord } from '../../../otlp/span.js';
+import type { Compactor } from '../rollups/index.js';
+import type { Serial } from '../serial.js';
+import { type KeyedSpans, uniqueSpans, unstoredSpans, withoutEarlierRepeats } from './dedup.js';
 import { JsonBytes } from './json-bytes.js';
 import { batchKeys, type RecentSpanKeys } from './recent-keys.js';
+import { groupLoad, removeStaged, type StagedFiles, stageInsert } from './staging.js';
 
 /** An insert waiting for the writer, its files staged. */
 interface Pending {

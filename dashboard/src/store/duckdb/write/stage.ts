@@ -1,7 +1,7 @@
-import type { SpanRecord } from '../otlp/span.js';
-import { clampDurationNs, clampTimeNs } from './common/index.js';
+import type { SpanRecord } from '../../../otlp/span.js';
+import { clampDurationNs, clampTimeNs } from '../../common/index.js';
+import { isLifted } from '../lifted.js';
 import { type JsonBytes, writeLines } from './json-bytes.js';
-import { isLifted } from './lifted.js';
 import type { SpanFields } from './span-fields.js';
 
 let cachedSecond = -1n;

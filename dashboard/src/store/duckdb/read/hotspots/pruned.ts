@@ -1,17 +1,10 @@
-import type { Hotspot, Page, QueryFilter } from '../api/types.js';
-import type { normalizePage } from './common/index.js';
-import { toNumber } from './common/index.js';
-import { type Picked, pageRows, pickKeys } from './duckdb-hotspot-keys.js';
-import { FROM_TOTALS, type Live, liveKeys, totalsRows } from './duckdb-hotspot-live.js';
-import {
-  type Aggregated,
-  columns,
-  partsCte,
-  partsSql,
-  sortColumn,
-} from './duckdb-hotspot-parts.js';
-import type { Reader } from './duckdb-queries.js';
-import type { Params } from './duckdb-sql.js';
+import type { Hotspot, Page, QueryFilter } from '../../../../api/types.js';
+import type { normalizePage } from '../../../common/index.js';
+import { toNumber } from '../../../common/index.js';
+import type { Params, Reader } from '../sql.js';
+import { type Picked, pageRows, pickKeys } from './keys.js';
+import { FROM_TOTALS, type Live, liveKeys, totalsRows } from './live.js';
+import { type Aggregated, columns, partsCte, partsSql, sortColumn } from './parts.js';
 
 /** Fewest candidates read from the totals (twice the page's depth when that is more). */
 const MIN_CANDIDATES = 200;

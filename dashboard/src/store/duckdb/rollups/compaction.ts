@@ -1,11 +1,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { toNumber } from './common/index.js';
-import { DELTA_ROWS_SQL, DELTA_TABLES } from './duckdb-deltas.js';
-import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.js';
-import { foldTotalsSql } from './duckdb-hotspot-totals.js';
-import type { Serial } from './duckdb-serial.js';
+import { toNumber } from '../../common/index.js';
+import { inTransaction, type Serial } from '../serial.js';
+import { DELTA_ROWS_SQL, DELTA_TABLES } from './deltas.js';
+import { foldCountersSql, foldHourlySql, foldSessionsSql } from './fold.js';
+import { foldTotalsSql } from './totals.js';
 
-// Compaction folds the delta tables (duckdb-deltas.ts) into their main tables (duckdb-fold.ts: each
+// Compaction folds the delta tables (deltas.ts) into their main tables (fold.ts: each
 // delta grouped by its main table's key and upserted with the merge an upsert per insert
 // transaction used to do), then empties them, in one transaction, so a reader sees either the
 // deltas or their sums.
@@ -81,14 +81,7 @@ export class Compactor {
   async compact(c: DuckDBConnection): Promise<void> {
     this.scheduled = false;
     if (this.pending === 0) return;
-    await c.run('BEGIN TRANSACTION');
-    try {
-      await compactIn(c);
-      await c.run('COMMIT');
-    } catch (error) {
-      await c.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    await inTransaction(c, () => compactIn(c));
     this.compacted();
   }
 

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { LoopAction } from '../api/types.js';
-import { INT64_MAX } from './duckdb-schema.js';
+import type { LoopAction } from '../../../api/types.js';
+import { INT64_MAX } from '../schema.js';
 
 // `loopguard_hotspot_totals` holds one row per hotspot key over everything stored: its names, its
 // calls and the other hotspot columns but sessions. A hotspot page sorted descending by one of its

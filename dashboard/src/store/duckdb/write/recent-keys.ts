@@ -1,5 +1,5 @@
-import type { SpanRecord } from '../otlp/span.js';
-import { nsToMs } from './common/index.js';
+import type { SpanRecord } from '../../../otlp/span.js';
+import { nsToMs } from '../../common/index.js';
 
 /** One generation of remembered keys: an open-addressing table of 64-bit key hashes. */
 interface Generation {

@@ -1,19 +1,21 @@
 import { rmSync, writeFileSync } from 'node:fs';
-import type { SpanRecord } from '../otlp/span.js';
-import { type CounterDeltas, computeDeltas } from './counter-deltas.js';
+import type { SpanRecord } from '../../../otlp/span.js';
 import {
   DELTA_TABLES,
-  stagedCounterRows,
-  stagedRollupRows,
-  stagedSessionRows,
-} from './duckdb-deltas.js';
-import { foldCountersSql, foldHourlySql, foldSessionsSql } from './duckdb-fold.js';
-import { foldTotalsSql } from './duckdb-hotspot-totals.js';
-import { haltedInsertSql, insertFromStageSql } from './duckdb-schema.js';
+  foldCountersSql,
+  foldHourlySql,
+  foldSessionsSql,
+  foldTotalsSql,
+} from '../rollups/index.js';
+import { haltedInsertSql, insertFromStageSql } from '../schema.js';
+import { type CounterDeltas, computeDeltas } from './deltas.js';
 import { type JsonBytes, type RowWriter, writeLines } from './json-bytes.js';
 import { stageSpans } from './stage.js';
 import {
   type CounterRow,
+  stagedCounterRows,
+  stagedRollupRows,
+  stagedSessionRows,
   writeCounterRow,
   writeHaltedRow,
   writeRollupRow,

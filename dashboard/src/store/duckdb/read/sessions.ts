@@ -1,10 +1,9 @@
-import type { Page, PageRequest, QueryFilter, SessionRow } from '../api/types.js';
-import { normalizePage, SESSION_SORTS, sessionRow, toNumber } from './common/index.js';
-import { HOUR_MS } from './counter-deltas.js';
-import { withDelta } from './duckdb-deltas.js';
-import { totalsNow } from './duckdb-hotspot-totals.js';
-import type { Reader } from './duckdb-queries.js';
-import { callWhere, type Params } from './duckdb-sql.js';
+import type { Page, PageRequest, QueryFilter, SessionRow } from '../../../api/types.js';
+import { normalizePage, SESSION_SORTS, sessionRow, toNumber } from '../../common/index.js';
+import { totalsNow, withDelta } from '../rollups/index.js';
+import { HOUR_MS } from '../schema.js';
+import type { Reader } from './sql.js';
+import { callWhere, type Params } from './sql.js';
 
 function rawEdge(
   from: string,

@@ -1,9 +1,7 @@
-import { hotspotKeySql, stagedJson } from './duckdb-schema.js';
-
 // Append-only delta tables: the insert transaction adds its rollup and counter rows to these with
 // plain INSERTs (no primary key, no ON CONFLICT: an upsert cost 3-7 ms per statement even for a
 // few rows), readers add the deltas to the main tables (every reader aggregates), and compaction
-// (duckdb-compaction.ts) folds them into the main tables in one transaction, so an answer is the
+// (compaction.ts) folds them into the main tables in one transaction, so an answer is the
 // same whether a row is compacted or not. The hotspot totals have no delta of their own: a key's
 // delta is the aggregate of its hourly delta rows (see totalsNow).
 
@@ -39,47 +37,6 @@ export const DELTA_TABLES = {
 export const DELTA_ROWS_SQL = `SELECT ${Object.values(DELTA_TABLES)
   .map((t) => `(SELECT count(*) FROM ${t})`)
   .join(' + ')} AS n`;
-
-/** Staged hourly rollup rows (NDJSON files of RollupRow) in the hourly delta's shape, in FROM. */
-export function stagedRollupRows(files: readonly string[], longestLine = 0): string {
-  return `(SELECT hour AS "Hour", service AS "ServiceName", tool AS "ToolName",
-    signature AS "Signature", action AS "LoopAction", calls AS "Calls", maxStreak AS "MaxStreak",
-    repeatNs AS "RepeatNs", firstMs AS "FirstMs", lastMs AS "LastMs", sampleArgs AS "SampleArgs",
-    ${hotspotKeySql('service', 'tool', 'signature')} AS "Key"
-  FROM ${stagedJson(
-    files,
-    longestLine,
-    `hour: 'BIGINT', service: 'VARCHAR', tool: 'VARCHAR', signature: 'VARCHAR', action: 'VARCHAR',
-    calls: 'BIGINT', maxStreak: 'INTEGER', repeatNs: 'BIGINT', firstMs: 'BIGINT', lastMs: 'BIGINT',
-    sampleArgs: 'VARCHAR'`,
-  )})`;
-}
-
-/** Staged session rollup rows (NDJSON of SessionRollupRow) in the session delta's shape. */
-export function stagedSessionRows(files: readonly string[], longestLine = 0): string {
-  return `(SELECT hour AS "Hour", scope AS "LoopScope", service AS "ServiceName",
-    conversationId AS "ConversationId", calls AS "Calls", maxStreak AS "MaxStreak",
-    maxRank AS "MaxRank", nudges AS "Nudges", warns AS "Warns", blocks AS "Blocks",
-    startMs AS "StartMs", endMs AS "EndMs"
-  FROM ${stagedJson(
-    files,
-    longestLine,
-    `hour: 'BIGINT', scope: 'VARCHAR', service: 'VARCHAR', conversationId: 'VARCHAR',
-    calls: 'BIGINT', maxStreak: 'INTEGER', maxRank: 'TINYINT', nudges: 'BIGINT', warns: 'BIGINT',
-    blocks: 'BIGINT', startMs: 'BIGINT', endMs: 'BIGINT'`,
-  )})`;
-}
-
-/** Staged counter increments (NDJSON of CounterRow) in the counter delta's shape. */
-export function stagedCounterRows(files: readonly string[], longestLine = 0): string {
-  return `(SELECT m AS "Metric", s AS "Service", t AS "Tool", ax AS "Axis", ac AS "Action",
-    r AS "Reason", v AS "Value"
-  FROM ${stagedJson(
-    files,
-    longestLine,
-    `m: 'VARCHAR', s: 'VARCHAR', t: 'VARCHAR', ax: 'VARCHAR', ac: 'VARCHAR', r: 'VARCHAR', v: 'BIGINT'`,
-  )})`;
-}
 
 /**
  * The rows of a main rollup table and of its delta that satisfy `where` (the same text for both),

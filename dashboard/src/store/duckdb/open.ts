@@ -2,33 +2,58 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { counterSnapshot, toNumber } from './common/index.js';
-import { HOUR_MS } from './counter-deltas.js';
-import { Compactor, compactIn } from './duckdb-compaction.js';
-import { loadRecentKeys } from './duckdb-dedup.js';
-import { COUNTERS_NOW_SQL, DELTA_SCHEMA_SQL } from './duckdb-deltas.js';
-import { fillHotspotTotals, TOTALS_RETAIN_SQL } from './duckdb-hotspot-totals.js';
-import { queryHotspots } from './duckdb-hotspots.js';
+import { counterSnapshot } from '../common/index.js';
+import type { CounterSnapshot, Store } from '../types.js';
 import {
+  type Params,
   queryFacets,
+  queryHotspots,
   querySeries,
   querySession,
   querySessions,
+  querySessionsRollup,
   querySummary,
   queryTrace,
   type Reader,
-} from './duckdb-queries.js';
+} from './read/index.js';
 import {
-  MIGRATE_SQL,
-  ROLLUP_REBUILD_HOUR_SQL,
-  SCHEMA_SQL,
-  SESSION_ROLLUP_REBUILD_HOUR_SQL,
-} from './duckdb-schema.js';
-import { Serial } from './duckdb-serial.js';
-import { querySessionsRollup } from './duckdb-sessions.js';
-import type { Params } from './duckdb-sql.js';
-import { GroupWriter } from './duckdb-writer.js';
-import type { CounterSnapshot, DuckDbStoreOptions, Store } from './types.js';
+  COUNTERS_NOW_SQL,
+  Compactor,
+  DELTA_SCHEMA_SQL,
+  deleteBeforeIn,
+  fillHotspotTotals,
+} from './rollups/index.js';
+import { MIGRATE_SQL, SCHEMA_SQL } from './schema.js';
+import { inTransaction, Serial } from './serial.js';
+import { GroupWriter, loadRecentKeys } from './write/index.js';
+
+/** Options of the embedded DuckDB store. */
+export interface DuckDbStoreOptions {
+  /** Database file; `:memory:` for a throw-away store. Default `.loopguard/loopguard.duckdb`. */
+  path?: string;
+  /** Most spans committed in one grouped transaction. Default 50 000. */
+  maxBatchSpans?: number;
+  /**
+   * How many keys of recently committed spans the duplicate check keeps in memory (16 bytes
+   * each, in two generations of this size). Default 524 288.
+   */
+  recentKeys?: number;
+  /**
+   * Rollup and counter rows appended since the last compaction (one per hour, hotspot or session
+   * and counter a transaction touched) at which the store folds them into its main tables; readers
+   * add the rows waiting, so a lower value makes reads cheaper and compaction more frequent.
+   * Default 32 768.
+   */
+  compactAfterRows?: number;
+  /** Milliseconds without a commit after which the rows waiting are compacted. Default 1 000. */
+  compactWhenIdleMs?: number;
+  /**
+   * Grouped transactions of at least this many spans upsert their rollup and counter rows into
+   * the main tables at once instead of appending delta rows (their upserts cost little per span,
+   * and compaction would redo the work). Default 8 192.
+   */
+  foldFromSpans?: number;
+}
 
 /**
  * Where grouped inserts stage their files: beside the database file (DuckDB's lock on the file
@@ -113,26 +138,10 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     },
     async deleteBefore(cutoffMs) {
       if (closed) throw new Error('store is closed');
-      const cutoff = BigInt(Math.trunc(cutoffMs));
-      const hour = BigInt(Math.floor(Number(cutoff) / HOUR_MS) * HOUR_MS);
       return writer.run(async (c) => {
-        await c.run('BEGIN TRANSACTION');
-        try {
-          // the rollups and totals below are rebuilt from the main tables: fold the deltas in first
-          await compactIn(c);
-          const r = await c.run(`DELETE FROM otel_traces WHERE "StartMs" < $cutoff`, { cutoff });
-          await c.run(`DELETE FROM loopguard_hotspots_hourly WHERE "Hour" <= $hour`, { hour });
-          await c.run(ROLLUP_REBUILD_HOUR_SQL, { hour });
-          for (const sql of TOTALS_RETAIN_SQL) await c.run(sql, { hour });
-          await c.run(`DELETE FROM loopguard_sessions_hourly WHERE "Hour" <= $hour`, { hour });
-          await c.run(SESSION_ROLLUP_REBUILD_HOUR_SQL, { hour });
-          await c.run('COMMIT');
-          compactor.compacted();
-          return toNumber(r.rowsChanged);
-        } catch (error) {
-          await c.run('ROLLBACK').catch(() => undefined);
-          throw error;
-        }
+        const deleted = await inTransaction(c, () => deleteBeforeIn(c, cutoffMs));
+        compactor.compacted();
+        return deleted;
       });
     },
     close() {

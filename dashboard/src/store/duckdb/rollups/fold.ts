@@ -1,4 +1,4 @@
-import { INT64_MAX } from './duckdb-schema.js';
+import { INT64_MAX } from '../schema.js';
 
 // Folding rows of a delta table's shape into the main tables: grouped by the main table's key and
 // upserted with the merge of each column. Compaction folds the delta tables; an insert transaction

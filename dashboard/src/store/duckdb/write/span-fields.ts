@@ -1,11 +1,11 @@
-import type { LoopAction } from '../api/types.js';
-import type { SpanRecord } from '../otlp/span.js';
-import { actionRank, INT32_MAX, INT32_MIN, nsToMs } from './common/index.js';
-import { LIFT_BIT, type LiftedField } from './lifted.js';
+import type { LoopAction } from '../../../api/types.js';
+import type { SpanRecord } from '../../../otlp/span.js';
+import { actionRank, INT32_MAX, INT32_MIN, nsToMs } from '../../common/index.js';
+import { LIFT_BIT, type LiftedField } from '../lifted.js';
 
 /**
  * The loopguard.* and gen_ai.* values of a span, lifted out of its attributes into typed fields
- * (every field that LIFTED in lifted.ts names among them).
+ * (every field that LIFTED in ../lifted.ts names among them).
  */
 export interface SpanFields extends Record<LiftedField, string | number> {
   /** Epoch milliseconds of the span's start, clamped to the column's range. */
@@ -28,7 +28,7 @@ export interface SpanFields extends Record<LiftedField, string | number> {
   nudgeLevel: number;
   outcome: string;
   errorType: string;
-  /** Bit i: the attribute LIFTED[i] (lifted.ts) is set and its typed field holds it exactly. */
+  /** Bit i: the attribute LIFTED[i] (../lifted.ts) is set and its typed field holds it exactly. */
   lifted: number;
 }
 

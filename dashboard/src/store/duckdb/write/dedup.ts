@@ -1,5 +1,5 @@
 import { type DuckDBConnection, LIST, listValue, VARCHAR } from '@duckdb/node-api';
-import type { SpanRecord } from '../otlp/span.js';
+import type { SpanRecord } from '../../../otlp/span.js';
 import { type BatchKeys, RecentSpanKeys } from './recent-keys.js';
 
 const keyOf = (traceId: string, spanId: string) => `${traceId}\u0000${spanId}`;

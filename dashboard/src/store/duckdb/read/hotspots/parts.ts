@@ -1,7 +1,7 @@
-import type { QueryFilter } from '../api/types.js';
-import { withDelta } from './duckdb-deltas.js';
-import { HAS_SIGNATURE } from './duckdb-schema.js';
-import { callWhere, type Params } from './duckdb-sql.js';
+import type { QueryFilter } from '../../../../api/types.js';
+import { withDelta } from '../../rollups/index.js';
+import { HAS_SIGNATURE } from '../../schema.js';
+import { callWhere, type Params } from '../sql.js';
 
 /** The aggregate of each hotspot column over the rollup parts (`sessions` is counted separately). */
 export const AGGREGATES = {

@@ -1,3 +1,6 @@
+/** Width of a bucket of the hourly rollups. */
+export const HOUR_MS = 3_600_000;
+
 /**
  * The key of a hotspot (service, tool, signature) as SQL: the 128-bit md5 of the three, the first
  * two prefixed with their length in bytes so that no two triples share a text. The hotspot query
@@ -182,22 +185,6 @@ export function insertFromStageSql(files: readonly string[], longestLine = 0): s
 
 /** The largest BIGINT, as SQL: sums of durations stop there. */
 export const INT64_MAX = '9223372036854775807';
-
-/** Rebuilds the rollup rows of one hour from the spans still stored (after retention). */
-export const ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_hotspots_hourly
-  SELECT $hour, "ServiceName", "ToolName", "Signature", "LoopAction", count(*), max("Streak"),
-    least(coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0), ${INT64_MAX}), min("StartMs"), max("StartMs"),
-    coalesce(any_value("ToolArgs") FILTER ("ToolArgs" <> ''), ''), any_value("HotspotKey")
-  FROM otel_traces WHERE "IsCall" AND ${HAS_SIGNATURE} AND "StartMs" >= $hour AND "StartMs" < $hour + 3600000
-  GROUP BY ALL`;
-
-/** Rebuilds the session rollup rows of one hour from the spans still stored. */
-export const SESSION_ROLLUP_REBUILD_HOUR_SQL = `INSERT INTO loopguard_sessions_hourly
-  SELECT $hour, "LoopScope", "ServiceName", max("ConversationId"), count(*), max("Streak"),
-    max("ActionRank"), count(*) FILTER ("LoopAction" = 'nudge'), count(*) FILTER ("LoopAction" = 'warn'),
-    count(*) FILTER ("LoopAction" = 'block'), min("StartMs"), max("StartMs" + "Duration" // 1000000)
-  FROM otel_traces WHERE "IsCall" AND "LoopScope" <> '' AND "StartMs" >= $hour AND "StartMs" < $hour + 3600000
-  GROUP BY ALL`;
 
 /** Adds staged halted scopes (NDJSON of `{s: service, scope}`) to loopguard_halted_scopes. */
 export function haltedInsertSql(files: readonly string[], longestLine = 0): string {

@@ -11,3 +11,16 @@ export class Serial {
     return next;
   }
 }
+
+/** Runs `fn` in a transaction on `c`: committed when it resolves, rolled back when it throws. */
+export async function inTransaction<T>(c: DuckDBConnection, fn: () => Promise<T>): Promise<T> {
+  await c.run('BEGIN TRANSACTION');
+  try {
+    const result = await fn();
+    await c.run('COMMIT');
+    return result;
+  } catch (error) {
+    await c.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

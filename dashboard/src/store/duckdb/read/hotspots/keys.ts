@@ -1,15 +1,9 @@
-import type { Hotspot, Page, QueryFilter } from '../api/types.js';
-import type { normalizePage } from './common/index.js';
-import { hotspotRow, toNumber } from './common/index.js';
-import {
-  AGGREGATES,
-  type Aggregated,
-  columns,
-  partsSql,
-  sortColumn,
-} from './duckdb-hotspot-parts.js';
-import type { Reader } from './duckdb-queries.js';
-import { callWhere, type Params } from './duckdb-sql.js';
+import type { Hotspot, Page, QueryFilter } from '../../../../api/types.js';
+import type { normalizePage } from '../../../common/index.js';
+import { hotspotRow, toNumber } from '../../../common/index.js';
+import type { Reader } from '../sql.js';
+import { callWhere, type Params } from '../sql.js';
+import { AGGREGATES, type Aggregated, columns, partsSql, sortColumn } from './parts.js';
 
 /** Most candidates (rows tied with the page's first or last on the sort) resolved by key. */
 const MAX_CANDIDATES = 2000;

@@ -1,11 +1,10 @@
-import type { Hotspot, Page, QueryFilter } from '../api/types.js';
-import type { normalizePage } from './common/index.js';
-import { toNumber } from './common/index.js';
-import { type Picked, pageRows } from './duckdb-hotspot-keys.js';
-import { FROM_TOTALS, liveKeys, totalsRows } from './duckdb-hotspot-live.js';
-import { type Aggregated, columns, partsCte, sortColumn } from './duckdb-hotspot-parts.js';
-import type { Reader } from './duckdb-queries.js';
-import type { Params } from './duckdb-sql.js';
+import type { Hotspot, Page, QueryFilter } from '../../../../api/types.js';
+import type { normalizePage } from '../../../common/index.js';
+import { toNumber } from '../../../common/index.js';
+import type { Params, Reader } from '../sql.js';
+import { type Picked, pageRows } from './keys.js';
+import { FROM_TOTALS, liveKeys, totalsRows } from './live.js';
+import { type Aggregated, columns, partsCte, sortColumn } from './parts.js';
 
 type PageSpec = ReturnType<typeof normalizePage>;
 

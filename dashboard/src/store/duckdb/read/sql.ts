@@ -1,8 +1,17 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { QueryFilter, SpanEventRow } from '../api/types.js';
+import type { QueryFilter, SpanEventRow } from '../../../api/types.js';
 
 /** Named parameters of one statement. */
 export type Params = Record<string, DuckDBValue>;
+
+/** Runs a read statement and returns its rows as objects. */
+export type Reader = (sql: string, params?: Params) => Promise<Record<string, unknown>[]>;
+
+/** Counts of calls per non-allow action. */
+export const COUNT_ACTIONS = `count(*) FILTER ("LoopAction" = 'nudge') AS nudges,
+  count(*) FILTER ("LoopAction" = 'warn') AS warns,
+  count(*) FILTER ("LoopAction" = 'block') AS blocks,
+  count(*) FILTER ("LoopAction" = 'halt') AS halts`;
 
 /** WHERE clauses for a filter on tool-call rows. `having` lists the filters kept for HAVING. */
 export function callWhere(

@@ -1,5 +1,6 @@
-import type { SpanRecord } from '../otlp/span.js';
-import { actionRank, clampDurationNs } from './common/index.js';
+import type { SpanRecord } from '../../../otlp/span.js';
+import { actionRank, clampDurationNs } from '../../common/index.js';
+import { HOUR_MS } from '../schema.js';
 import { deriveFields, type SpanFields } from './span-fields.js';
 
 /** A tool_calls counter increment: calls of one tool and action in one service. */
@@ -26,7 +27,7 @@ export interface CounterDeltas {
   /** Scopes with a block or halt decision in this batch, by service. */
   haltedScopes: Map<string, { service: string; scope: string }>;
   ingested: number;
-  /** Hourly hotspot rollup rows of this batch (see duckdb-schema.ts). */
+  /** Hourly hotspot rollup rows of this batch (see ../schema.ts). */
   rollup: RollupRow[];
   /** Hourly session rollup rows of this batch. */
   sessionRollup: SessionRollupRow[];
@@ -65,9 +66,6 @@ export interface RollupRow {
 
 /** The largest double below 2^63: a rollup's summed repeat time saturates there (BIGINT). */
 const MAX_REPEAT_NS = 2 ** 63 - 1024;
-
-/** Width of a rollup bucket. */
-export const HOUR_MS = 3_600_000;
 
 // The rows are found through maps keyed by the decoder's interned strings and short lists
 // compared field by field: no key text is built per span (joining the names into one key string

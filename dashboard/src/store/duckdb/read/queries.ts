@@ -7,7 +7,7 @@ import type {
   SessionRow,
   Summary,
   TraceSpan,
-} from '../api/types.js';
+} from '../../../api/types.js';
 import {
   normalizePage,
   SESSION_SORTS,
@@ -18,18 +18,17 @@ import {
   timelinePage,
   toNumber,
   traceSpan,
-} from './common/index.js';
-import { callWhere, EVENTS_JSON_SQL, jsonEvents, jsonRecord, type Params } from './duckdb-sql.js';
-import { LIFTED_COLUMNS_SQL, restoreAttributes } from './lifted.js';
-
-/** Runs a read statement and returns its rows as objects. */
-export type Reader = (sql: string, params?: Params) => Promise<Record<string, unknown>[]>;
-
-/** Counts of calls per non-allow action. */
-export const COUNT_ACTIONS = `count(*) FILTER ("LoopAction" = 'nudge') AS nudges,
-  count(*) FILTER ("LoopAction" = 'warn') AS warns,
-  count(*) FILTER ("LoopAction" = 'block') AS blocks,
-  count(*) FILTER ("LoopAction" = 'halt') AS halts`;
+} from '../../common/index.js';
+import { LIFTED_COLUMNS_SQL, restoreAttributes } from '../lifted.js';
+import {
+  COUNT_ACTIONS,
+  callWhere,
+  EVENTS_JSON_SQL,
+  jsonEvents,
+  jsonRecord,
+  type Params,
+  type Reader,
+} from './sql.js';
 
 /** Totals of a range. */
 export async function querySummary(read: Reader, filter: QueryFilter): Promise<Summary> {

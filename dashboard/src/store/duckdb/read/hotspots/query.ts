@@ -1,19 +1,11 @@
-import type { Hotspot, Page, PageRequest, QueryFilter } from '../api/types.js';
-import { HOTSPOT_SORTS, hotspotRow, normalizePage, toNumber } from './common/index.js';
-import { HOUR_MS } from './counter-deltas.js';
-import { exactPage, NAME_SORTS } from './duckdb-hotspot-exact.js';
-import { keyedPage } from './duckdb-hotspot-keys.js';
-import {
-  AGGREGATES,
-  type Aggregated,
-  columns,
-  partsSql,
-  sortColumn,
-} from './duckdb-hotspot-parts.js';
-import { isBounded, prunedPage } from './duckdb-hotspot-pruned.js';
-import { COUNT_ACTIONS, type Reader } from './duckdb-queries.js';
-import { HAS_SIGNATURE } from './duckdb-schema.js';
-import { callWhere, type Params } from './duckdb-sql.js';
+import type { Hotspot, Page, PageRequest, QueryFilter } from '../../../../api/types.js';
+import { HOTSPOT_SORTS, hotspotRow, normalizePage, toNumber } from '../../../common/index.js';
+import { HAS_SIGNATURE, HOUR_MS } from '../../schema.js';
+import { COUNT_ACTIONS, callWhere, type Params, type Reader } from '../sql.js';
+import { exactPage, NAME_SORTS } from './exact.js';
+import { keyedPage } from './keys.js';
+import { AGGREGATES, type Aggregated, columns, partsSql, sortColumn } from './parts.js';
+import { isBounded, prunedPage } from './pruned.js';
 
 /** Plain aggregation over the span table (used for short ranges, free-text search and sort by sessions). */
 async function rawHotspots(
