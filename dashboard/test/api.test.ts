@@ -13,8 +13,8 @@ import type {
 } from '../src/api/types.js';
 import { createApp } from '../src/server/app.js';
 import { escapeLabel, renderMetrics } from '../src/server/metrics.js';
-import { openDuckDbStore } from '../src/store/duckdb/index.js';
-import type { Store } from '../src/store/types.js';
+import type { Store } from '../src/store/index.js';
+import { openDuckDbStore } from '../src/store/index.js';
 import { makeLoop, makePlainSpan, makeToolSpan } from './store-conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-api-'));

@@ -15,7 +15,7 @@ import {
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Page } from '../src/api/types.js';
 import { parseDashboardArgs, startDashboard } from '../src/server/index.js';
-import { openDuckDbStore } from '../src/store/duckdb/index.js';
+import { openDuckDbStore } from '../src/store/index.js';
 import { sdkSpans, toProtobuf } from './otlp-helpers.js';
 import { makeToolSpan } from './span-fixtures.js';
 

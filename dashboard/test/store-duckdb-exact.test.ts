@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageRequest, QueryFilter } from '../src/api/types.js';
-import { openDuckDbStore } from '../src/store/duckdb/index.js';
 import { exactPage } from '../src/store/duckdb/read/hotspots/exact.js';
+import { openDuckDbStore } from '../src/store/index.js';
 import {
   comparable,
   filters,

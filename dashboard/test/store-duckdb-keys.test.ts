@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Hotspot } from '../src/api/types.js';
-import { HOTSPOT_SORTS } from '../src/store/common/index.js';
-import { openDuckDbStore } from '../src/store/duckdb/index.js';
-import type { Store } from '../src/store/types.js';
+import type { Store } from '../src/store/index.js';
+import { HOTSPOT_SORTS, openDuckDbStore } from '../src/store/index.js';
 import { makeToolSpan, T0 } from './store-conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-keys-'));

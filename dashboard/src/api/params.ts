@@ -1,5 +1,5 @@
 import { HttpError } from '../server/errors.js';
-import { ACTIONS } from '../store/common/index.js';
+import { ACTIONS } from '../store/index.js';
 import type { LoopAction, PageRequest, QueryFilter } from './types.js';
 
 type Query = Record<string, string | undefined>;

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { HttpError, methodNotAllowed } from '../server/errors.js';
-import { HOTSPOT_SORTS, SESSION_SORTS } from '../store/common/index.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/index.js';
+import { HOTSPOT_SORTS, SESSION_SORTS } from '../store/index.js';
 import { parseBucket, parseFilter, parsePage, parseRange } from './params.js';
 
 const TRACE_ID = /^[0-9a-fA-F]{32}$/;

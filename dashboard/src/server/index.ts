@@ -14,9 +14,8 @@ export type {
   TraceSpan,
 } from '../api/index.js';
 export type { SpanRecord } from '../otlp/span.js';
-export type { DuckDbStoreOptions } from '../store/duckdb/index.js';
-export { DEFAULT_DB_PATH, openDuckDbStore } from '../store/duckdb/index.js';
-export type { CounterSnapshot, Store } from '../store/types.js';
+export type { CounterSnapshot, DuckDbStoreOptions, Store } from '../store/index.js';
+export { DEFAULT_DB_PATH, openDuckDbStore } from '../store/index.js';
 export { createApp } from './app.js';
 export { parseDashboardArgs } from './dashboard-args.js';
 export { startDashboard } from './start.js';

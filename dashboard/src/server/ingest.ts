@@ -4,7 +4,7 @@ import { decodeJsonRequest } from '../otlp/json.js';
 import { type DecodedSpans, OtlpFormatError, rejectionMessage } from '../otlp/model.js';
 import { decodeProtobufRequest } from '../otlp/protobuf.js';
 import { encodeExportResponse, encodeStatus, exportResponseJson } from '../otlp/response.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/index.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
 import { HttpError, methodNotAllowed } from './errors.js';
 import type { InsertHealth } from './insert-health.js';

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { SpanRecord } from '../otlp/span.js';
-import { spanIdsToken } from './clickhouse/dedup-token.js';
+import type { SpanRecord } from '../../otlp/span.js';
+import { sumRejected, toNumber } from '../common/index.js';
+import type { Store } from '../types.js';
+import { spanIdsToken } from './dedup-token.js';
 import {
-  type ClickHouseConnection,
   createHttpExecutor,
   parseClickHouseUrl,
   type SqlExecutor,
   type SqlParams,
-} from './clickhouse/executor.js';
-import { queryHotspots } from './clickhouse/hotspots.js';
-import { querySessions } from './clickhouse/lists.js';
+} from './executor.js';
+import { queryHotspots } from './hotspots.js';
+import { querySessions } from './lists.js';
 import {
   queryCounters,
   queryFacets,
@@ -17,12 +18,10 @@ import {
   querySession,
   querySummary,
   queryTrace,
-} from './clickhouse/queries.js';
-import { spanToRow } from './clickhouse/rows.js';
-import { CALLS, rollupViews, schemaStatements, TRACES_IN } from './clickhouse/schema.js';
-import { defined, makeSource, timeBound, where } from './clickhouse/sql.js';
-import { sumRejected, toNumber } from './common/index.js';
-import type { Store } from './types.js';
+} from './queries.js';
+import { spanToRow } from './rows.js';
+import { CALLS, rollupViews, schemaStatements, TRACES_IN } from './schema.js';
+import { defined, makeSource, timeBound, where } from './sql.js';
 
 /** Options of the ClickHouse store. */
 export interface ClickHouseStoreOptions {
@@ -217,6 +216,3 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
     },
   };
 }
-
-export type { ClickHouseConnection, SqlExecutor };
-export { parseClickHouseUrl };
