@@ -3,10 +3,10 @@ import type { SpanRecord } from '../src/otlp/span.js';
 import { clampDurationNs } from '../src/store/common/index.js';
 import { isLifted } from '../src/store/duckdb/lifted.js';
 import { computeDeltas } from '../src/store/duckdb/write/deltas.js';
-import { JsonBytes, rowWriter } from '../src/store/duckdb/write/json-bytes.js';
+import { JsonBytes, objectWriter } from '../src/store/duckdb/write/json-bytes.js';
 import { deriveFields, type SpanFields } from '../src/store/duckdb/write/span-fields.js';
 import { nsToTimestamp, stageSpans } from '../src/store/duckdb/write/stage.js';
-import { writeRollupRow, writeSessionRow } from '../src/store/duckdb/write/staged-rows.js';
+import { ROLLUP_ROW, SESSION_ROW } from '../src/store/duckdb/write/staged-rows.js';
 import { hexId, makeToolSpan } from './span-fixtures.js';
 
 // The staging file is written byte by byte; it must be exactly what JSON.stringify of the row
@@ -261,12 +261,12 @@ describe('staged NDJSON bytes', () => {
     const out = new JsonBytes();
     for (const row of deltas.rollup) {
       out.reset();
-      writeRollupRow(out, row);
+      ROLLUP_ROW.write(out, row);
       expect(out.bytes().toString('utf8')).toBe(JSON.stringify(row));
     }
     for (const row of deltas.sessionRollup) {
       out.reset();
-      writeSessionRow(out, row);
+      SESSION_ROW.write(out, row);
       expect(out.bytes().toString('utf8')).toBe(JSON.stringify(row));
     }
   });
@@ -296,7 +296,8 @@ describe('staged NDJSON bytes', () => {
     ];
     for (const row of rows) {
       out.reset();
-      rowWriter<Record<string, unknown>>(Object.keys(row))(out, row);
+      const members = Object.keys(row).map((key) => ({ key, field: key }));
+      objectWriter<JsonBytes, [Record<string, unknown>]>(members)(out, row);
       expect(out.bytes().toString('utf8')).toBe(JSON.stringify(row));
     }
   });

@@ -5,6 +5,8 @@
 /** Bytes kept between files; a larger buffer (a huge batch) is let go after its file. */
 const KEEP_BYTES = 64 << 20;
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** A growable byte buffer of JSON text. */
 export class JsonBytes {
   buf: Buffer = Buffer.allocUnsafe(1 << 16);
@@ -83,6 +85,19 @@ export class JsonBytes {
     } else this.ascii(Number.isFinite(value) ? String(value) : 'null');
   }
 
+  /** `true` or `false`. */
+  boolean(value: boolean): void {
+    this.ascii(value ? 'true' : 'false');
+  }
+
+  /** A non-negative bigint as a JSON string of its decimal digits. */
+  bigintString(value: bigint): void {
+    this.byte(0x22);
+    if (value <= MAX_SAFE) this.digits(Number(value), 0);
+    else this.ascii(value.toString());
+    this.byte(0x22);
+  }
+
   /** A non-negative safe integer in decimal, zero-padded to `width` digits. */
   digits(value: number, width: number): void {
     if (value < 1e9) this.smallDigits(value, width);
@@ -117,11 +132,19 @@ export class JsonBytes {
     this.pos += end - start;
   }
 
-  /** A map of strings as a JSON object, in JSON.stringify's key order. */
-  stringMap(map: Record<string, string>): void {
+  /**
+   * A map of strings as a JSON object, in JSON.stringify's key order; with `omit`, without the
+   * keys `omit(key, bits)` is true of.
+   */
+  stringMap(
+    map: Record<string, string>,
+    omit?: (key: string, bits: number) => boolean,
+    bits = 0,
+  ): void {
     this.byte(0x7b);
     let first = true;
     for (const key of Object.keys(map)) {
+      if (omit?.(key, bits)) continue;
       if (!first) this.byte(0x2c);
       first = false;
       this.string(key);
@@ -129,6 +152,16 @@ export class JsonBytes {
       this.string(map[key]!);
     }
     this.byte(0x7d);
+  }
+
+  /** A JSON array of `items`, each written by `write`. */
+  list<T>(items: readonly T[], write: (out: this, item: T) => void): void {
+    this.byte(0x5b);
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) this.byte(0x2c);
+      write(this, items[i]!);
+    }
+    this.byte(0x5d);
   }
 
   /** A string, number or boolean as JSON.stringify writes it (anything else as null). */
@@ -155,23 +188,49 @@ export function writeLines(out: JsonBytes, count: number, writeLine: (i: number)
   return longest;
 }
 
-/** Writes one row of a shape as a JSON object, as JSON.stringify writes such a row. */
-export type RowWriter<T> = (out: JsonBytes, row: T) => void;
+/** Writes one row (its arguments `row`) into `out`. */
+export type RowWriter<O extends JsonBytes, A extends unknown[]> = (out: O, ...row: A) => void;
 
 /**
- * A writer of flat rows (strings, numbers, booleans) with the given keys, which must be ASCII
- * and are written in this order: the same bytes as JSON.stringify of a row whose own keys are
- * exactly these, in this order, none of them undefined.
+ * One member of the JSON objects an `objectWriter` writes: the property `field` of the row's
+ * first argument (a string, a number, or either: `as`, default scalar), or a value written by
+ * `write`, under `key`; without a key, `write` writes members of its own, keys and leading commas
+ * included (never the first member).
  */
-export function rowWriter<T extends object>(keys: readonly (keyof T & string)[]): RowWriter<T> {
-  const prefixes = keys.map((key, i) => `${i === 0 ? '{' : ','}${JSON.stringify(key)}:`);
-  return (out, row) => {
-    const record = row as Record<string, unknown>;
-    for (let i = 0; i < keys.length; i++) {
-      out.ascii(prefixes[i]!);
-      out.scalar(record[keys[i]!]);
+export type Member<O extends JsonBytes, A extends unknown[]> =
+  | { readonly key: string; readonly field: string; readonly as?: 'string' | 'number' | 'scalar' }
+  | { readonly key: string; readonly write: RowWriter<O, A> }
+  | { readonly key?: undefined; readonly write: RowWriter<O, A> };
+
+/**
+ * A writer of JSON objects with these members in this order (keys ASCII, needing no escape):
+ * the bytes of JSON.stringify of an object whose own keys are exactly these, in this order.
+ * With `braces` false it writes the members alone, each after a comma. The writer is generated
+ * once, as straight-line code with a call site of its own per member: a loop over the members,
+ * or one function per member called from one place, left every call megamorphic and cost the
+ * hourly rollup row 1.6 µs against 0.6 µs written out by hand.
+ */
+export function objectWriter<O extends JsonBytes, A extends unknown[]>(
+  members: readonly Member<O, A>[],
+  braces = true,
+): RowWriter<O, A> {
+  const names: string[] = [];
+  const values: unknown[] = [];
+  const lines = members.map((m, i) => {
+    const lead = braces && i === 0 ? '{' : ',';
+    if (m.key === undefined) {
+      if (i === 0 && braces) throw new Error('a keyless member cannot come first');
+    } else if (!/^[\x20-\x7e]*$/.test(m.key) || JSON.stringify(m.key) !== `"${m.key}"`) {
+      throw new Error(`key ${JSON.stringify(m.key)} is not plain ASCII`);
     }
-    out.byte(keys.length === 0 ? 0x7b : 0x7d);
-    if (keys.length === 0) out.byte(0x7d);
-  };
+    const prefix =
+      m.key === undefined ? '' : `out.ascii(${JSON.stringify(`${lead}"${m.key}":`)}); `;
+    if ('field' in m) return `${prefix}out.${m.as ?? 'scalar'}(a[${JSON.stringify(m.field)}]);`;
+    names.push(`w${i}`);
+    values.push(m.write);
+    return `${prefix}w${i}(out, a, b);`;
+  });
+  if (braces) lines.push(members.length === 0 ? 'out.ascii("{}");' : 'out.byte(0x7d);');
+  const body = `"use strict";\nreturn function writeObject(out, a, b) {\n${lines.join('\n')}\n};`;
+  return new Function(...names, body)(...values) as RowWriter<O, A>;
 }

@@ -1,8 +1,10 @@
 import type { SpanRecord } from '../../../otlp/span.js';
 import { clampDurationNs, clampTimeNs } from '../../common/index.js';
 import { isLifted } from '../lifted.js';
+import { hotspotKeySql } from '../schema.js';
 import { type JsonBytes, writeLines } from './json-bytes.js';
 import type { SpanFields } from './span-fields.js';
+import { readStaged, type StagedColumn, stagedRow } from './staged-shape.js';
 
 let cachedSecond = -1n;
 let cachedPrefix = '';
@@ -23,82 +25,19 @@ let lineSecond = -1n;
 let lineSecondEnd = -1n;
 let linePrefix = '';
 
-/** Writes `nsToTimestamp(ns)` without building its text (the second's prefix is kept). */
+/** Writes `nsToTimestamp(ns)` as a JSON string without building its text (the second's prefix is kept). */
 function timestamp(out: JsonBytes, ns: bigint): void {
   const clamped = clampTimeNs(ns);
   if (clamped < lineSecond || clamped >= lineSecondEnd) {
     const second = clamped / 1_000_000_000n;
     const iso = new Date(Number(second) * 1000).toISOString();
-    linePrefix = `${iso.slice(0, 10)} ${iso.slice(11, 19)}.`;
+    linePrefix = `"${iso.slice(0, 10)} ${iso.slice(11, 19)}.`;
     lineSecond = second * 1_000_000_000n;
     lineSecondEnd = lineSecond + 1_000_000_000n;
   }
   out.ascii(linePrefix);
   out.digits(Number(clamped - lineSecond), 9);
-}
-
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-// The line's keys and the punctuation between the values, as bytes (see stageSpans).
-const K = {
-  ts: '{"ts":"',
-  tid: '","tid":',
-  sid: ',"sid":',
-  pid: ',"pid":',
-  tst: ',"tst":',
-  name: ',"name":',
-  kind: ',"kind":',
-  svc: ',"svc":',
-  res: ',"res":',
-  sn: ',"sn":',
-  sv: ',"sv":',
-  attrs: ',"attrs":',
-  dur: ',"dur":"',
-  sc: '","sc":',
-  sm: ',"sm":',
-  ev: ',"ev":[',
-  ln: '],"ln":[',
-  ms: '],"ms":',
-  call: ',"call":',
-  tool: ',"tool":',
-  op: ',"op":',
-  conv: ',"conv":',
-  agent: ',"agent":',
-  tcid: ',"tcid":',
-  args: ',"args":',
-  sig: ',"sig":',
-  ah: ',"ah":',
-  scope: ',"scope":',
-  act: ',"act":',
-  rank: ',"rank":',
-  axis: ',"axis":',
-  streak: ',"streak":',
-  cnt: ',"cnt":',
-  lvl: ',"lvl":',
-  out: ',"out":',
-  et: ',"et":',
-  lift: ',"lift":',
-  evTs: '{"Timestamp":"',
-  evName: '","Name":',
-  attributes: ',"Attributes":',
-  lnTid: '{"TraceId":',
-  lnSid: ',"SpanId":',
-  lnTst: ',"TraceState":',
-};
-
-/** The span attributes left for the map (those `mask` does not lift), as a JSON object. */
-function restMap(out: JsonBytes, attributes: Record<string, string>, mask: number): void {
-  out.byte(0x7b);
-  let first = true;
-  for (const key of Object.keys(attributes)) {
-    if (mask !== 0 && isLifted(key, mask)) continue;
-    if (!first) out.byte(0x2c);
-    first = false;
-    out.string(key);
-    out.byte(0x3a);
-    out.string(attributes[key]!);
-  }
-  out.byte(0x7d);
+  out.byte(0x22);
 }
 
 /** The service, resource and scope written last, and where their bytes are. */
@@ -113,135 +52,112 @@ const context = {
   end: 0,
 };
 
+type Column = StagedColumn<JsonBytes, [SpanRecord, SpanFields]>;
+const VARCHAR = 'VARCHAR';
+const MAP = 'MAP(VARCHAR, VARCHAR)';
+const column = (key: string, name: string, type: string, write: Column['write']): Column => ({
+  key,
+  column: name,
+  type,
+  write,
+});
+
+/** An event in the span line (a struct of otel_traces' "Events"). */
+const EVENT = stagedRow<JsonBytes, [SpanRecord['events'][number]]>([
+  { key: 'Timestamp', type: 'TIMESTAMP_NS', write: (o, e) => timestamp(o, e.timeUnixNano) },
+  { key: 'Name', type: VARCHAR, write: (o, e) => o.string(e.name) },
+  { key: 'Attributes', type: MAP, write: (o, e) => o.stringMap(e.attributes) },
+]);
+
+/** A link in the span line (a struct of otel_traces' "Links"). */
+const LINK = stagedRow<JsonBytes, [SpanRecord['links'][number]]>([
+  { key: 'TraceId', type: VARCHAR, write: (o, l) => o.string(l.traceId) },
+  { key: 'SpanId', type: VARCHAR, write: (o, l) => o.string(l.spanId) },
+  { key: 'TraceState', type: VARCHAR, write: (o, l) => o.string(l.traceState) },
+  { key: 'Attributes', type: MAP, write: (o, l) => o.stringMap(l.attributes) },
+]);
+
 /**
- * Appends the NDJSON line of a span (no newline) read by `insertFromStageSql`: the bytes that
- * JSON.stringify of `{ts, tid, sid, ...}` would give, written field by field.
+ * Copies the service, resource and scope bytes from the line before when the span shares them
+ * (the spans of a request do), else writes them and remembers them.
  */
-export function stageSpan(out: JsonBytes, s: SpanRecord, f: SpanFields): void {
-  const mask = f.lifted;
-  out.ascii(K.ts);
-  timestamp(out, s.startTimeUnixNano);
-  out.ascii(K.tid);
-  out.string(s.traceId);
-  out.ascii(K.sid);
-  out.string(s.spanId);
-  out.ascii(K.pid);
-  out.string(s.parentSpanId);
-  out.ascii(K.tst);
-  out.string(s.traceState);
-  out.ascii(K.name);
-  out.string(s.name);
-  out.ascii(K.kind);
-  out.string(s.kind);
-  // service, resource and scope: the spans of a request share them, so their bytes are copied
-  // from the line before when they are the same
-  const c = context;
-  if (
-    c.out === out &&
-    c.file === out.files &&
-    c.resource === s.resourceAttributes &&
-    c.service === s.serviceName &&
-    c.scopeName === s.scopeName &&
-    c.scopeVersion === s.scopeVersion
-  )
-    out.again(c.start, c.end);
-  else {
-    const start = out.pos;
-    out.ascii(K.svc);
-    out.string(s.serviceName);
-    out.ascii(K.res);
-    out.stringMap(s.resourceAttributes);
-    out.ascii(K.sn);
-    out.string(s.scopeName);
-    out.ascii(K.sv);
-    out.string(s.scopeVersion);
-    c.out = out;
-    c.file = out.files;
-    c.resource = s.resourceAttributes;
-    c.service = s.serviceName;
-    c.scopeName = s.scopeName;
-    c.scopeVersion = s.scopeVersion;
-    c.start = start;
-    c.end = out.pos;
-  }
-  out.ascii(K.attrs);
-  restMap(out, s.attributes, mask);
-  out.ascii(K.dur);
-  const duration = clampDurationNs(s.durationNs);
-  if (duration <= MAX_SAFE) out.digits(Number(duration), 0);
-  else out.ascii(duration.toString());
-  out.ascii(K.sc);
-  out.string(s.statusCode);
-  out.ascii(K.sm);
-  out.string(s.statusMessage);
-  out.ascii(K.ev);
-  for (let i = 0; i < s.events.length; i++) {
-    const e = s.events[i]!;
-    if (i > 0) out.byte(0x2c);
-    out.ascii(K.evTs);
-    timestamp(out, e.timeUnixNano);
-    out.ascii(K.evName);
-    out.string(e.name);
-    out.ascii(K.attributes);
-    out.stringMap(e.attributes);
-    out.byte(0x7d);
-  }
-  out.ascii(K.ln);
-  for (let i = 0; i < s.links.length; i++) {
-    const l = s.links[i]!;
-    if (i > 0) out.byte(0x2c);
-    out.ascii(K.lnTid);
-    out.string(l.traceId);
-    out.ascii(K.lnSid);
-    out.string(l.spanId);
-    out.ascii(K.lnTst);
-    out.string(l.traceState);
-    out.ascii(K.attributes);
-    out.stringMap(l.attributes);
-    out.byte(0x7d);
-  }
-  out.ascii(K.ms);
-  out.number(f.startMs);
-  out.ascii(K.call);
-  out.ascii(f.isCall ? 'true' : 'false');
-  out.ascii(K.tool);
-  out.string(f.tool);
-  out.ascii(K.op);
-  out.string(f.operation);
-  out.ascii(K.conv);
-  out.string(f.conversationId);
-  out.ascii(K.agent);
-  out.string(f.agentName);
-  out.ascii(K.tcid);
-  out.string(f.toolCallId);
-  out.ascii(K.args);
-  out.string(f.toolArgs);
-  out.ascii(K.sig);
-  out.string(f.signature);
-  out.ascii(K.ah);
-  out.string(f.argsHash);
-  out.ascii(K.scope);
-  out.string(f.scope);
-  out.ascii(K.act);
-  out.string(f.action);
-  out.ascii(K.rank);
-  out.number(f.actionRank);
-  out.ascii(K.axis);
-  out.string(f.axis);
-  out.ascii(K.streak);
-  out.number(f.streak);
-  out.ascii(K.cnt);
-  out.number(f.count);
-  out.ascii(K.lvl);
-  out.number(f.nudgeLevel);
-  out.ascii(K.out);
-  out.string(f.outcome);
-  out.ascii(K.et);
-  out.string(f.errorType);
-  out.ascii(K.lift);
-  out.number(mask);
-  out.byte(0x7d);
-}
+const sameContext =
+  (write: Column['write']): Column['write'] =>
+  (out, s, f) => {
+    const c = context;
+    if (
+      c.out === out &&
+      c.file === out.files &&
+      c.resource === s.resourceAttributes &&
+      c.service === s.serviceName &&
+      c.scopeName === s.scopeName &&
+      c.scopeVersion === s.scopeVersion
+    )
+      out.again(c.start, c.end);
+    else {
+      const start = out.pos;
+      write(out, s, f);
+      c.out = out;
+      c.file = out.files;
+      c.resource = s.resourceAttributes;
+      c.service = s.serviceName;
+      c.scopeName = s.scopeName;
+      c.scopeVersion = s.scopeVersion;
+      c.start = start;
+      c.end = out.pos;
+    }
+  };
+
+/**
+ * The NDJSON line of a span, read by `insertFromStageSql` into otel_traces: the span as the
+ * Collector's exporter lays it out (its attributes without the lifted ones), then its typed fields.
+ */
+export const SPAN_LINE = stagedRow<JsonBytes, [SpanRecord, SpanFields]>([
+  column('ts', 'Timestamp', 'TIMESTAMP_NS', (o, s) => timestamp(o, s.startTimeUnixNano)),
+  column('tid', 'TraceId', VARCHAR, (o, s) => o.string(s.traceId)),
+  column('sid', 'SpanId', VARCHAR, (o, s) => o.string(s.spanId)),
+  column('pid', 'ParentSpanId', VARCHAR, (o, s) => o.string(s.parentSpanId)),
+  column('tst', 'TraceState', VARCHAR, (o, s) => o.string(s.traceState)),
+  column('name', 'SpanName', VARCHAR, (o, s) => o.string(s.name)),
+  column('kind', 'SpanKind', VARCHAR, (o, s) => o.string(s.kind)),
+  {
+    columns: [
+      column('svc', 'ServiceName', VARCHAR, (o, s) => o.string(s.serviceName)),
+      column('res', 'ResourceAttributes', MAP, (o, s) => o.stringMap(s.resourceAttributes)),
+      column('sn', 'ScopeName', VARCHAR, (o, s) => o.string(s.scopeName)),
+      column('sv', 'ScopeVersion', VARCHAR, (o, s) => o.string(s.scopeVersion)),
+    ],
+    wrap: sameContext,
+  },
+  column('attrs', 'SpanAttributes', MAP, (o, s, f) =>
+    o.stringMap(s.attributes, f.lifted === 0 ? undefined : isLifted, f.lifted),
+  ),
+  column('dur', 'Duration', 'BIGINT', (o, s) => o.bigintString(clampDurationNs(s.durationNs))),
+  column('sc', 'StatusCode', VARCHAR, (o, s) => o.string(s.statusCode)),
+  column('sm', 'StatusMessage', VARCHAR, (o, s) => o.string(s.statusMessage)),
+  column('ev', 'Events', `${EVENT.struct}[]`, (o, s) => o.list(s.events, EVENT.write)),
+  column('ln', 'Links', `${LINK.struct}[]`, (o, s) => o.list(s.links, LINK.write)),
+  column('ms', 'StartMs', 'BIGINT', (o, _, f) => o.number(f.startMs)),
+  column('call', 'IsCall', 'BOOLEAN', (o, _, f) => o.boolean(f.isCall)),
+  column('tool', 'ToolName', VARCHAR, (o, _, f) => o.string(f.tool)),
+  column('op', 'Operation', VARCHAR, (o, _, f) => o.string(f.operation)),
+  column('conv', 'ConversationId', VARCHAR, (o, _, f) => o.string(f.conversationId)),
+  column('agent', 'AgentName', VARCHAR, (o, _, f) => o.string(f.agentName)),
+  column('tcid', 'ToolCallId', VARCHAR, (o, _, f) => o.string(f.toolCallId)),
+  column('args', 'ToolArgs', VARCHAR, (o, _, f) => o.string(f.toolArgs)),
+  column('sig', 'Signature', VARCHAR, (o, _, f) => o.string(f.signature)),
+  column('ah', 'ArgsHash', VARCHAR, (o, _, f) => o.string(f.argsHash)),
+  column('scope', 'LoopScope', VARCHAR, (o, _, f) => o.string(f.scope)),
+  column('act', 'LoopAction', VARCHAR, (o, _, f) => o.string(f.action)),
+  column('rank', 'ActionRank', 'TINYINT', (o, _, f) => o.number(f.actionRank)),
+  column('axis', 'LoopAxis', VARCHAR, (o, _, f) => o.string(f.axis)),
+  column('streak', 'Streak', 'INTEGER', (o, _, f) => o.number(f.streak)),
+  column('cnt', 'LoopCount', 'INTEGER', (o, _, f) => o.number(f.count)),
+  column('lvl', 'NudgeLevel', 'INTEGER', (o, _, f) => o.number(f.nudgeLevel)),
+  column('out', 'Outcome', VARCHAR, (o, _, f) => o.string(f.outcome)),
+  column('et', 'ErrorType', VARCHAR, (o, _, f) => o.string(f.errorType)),
+  column('lift', 'LiftedAttributes', 'INTEGER', (o, _, f) => o.number(f.lifted)),
+]);
 
 /**
  * Writes the staging file of a batch's spans into `out` (reset first), one NDJSON line each;
@@ -252,5 +168,16 @@ export function stageSpans(
   spans: readonly SpanRecord[],
   fields: readonly SpanFields[],
 ): number {
-  return writeLines(out, spans.length, (i) => stageSpan(out, spans[i]!, fields[i]!));
+  const write = SPAN_LINE.write;
+  return writeLines(out, spans.length, (i) => write(out, spans[i]!, fields[i]!));
+}
+
+/**
+ * `INSERT ... SELECT` of staged span lines into otel_traces, each with its hotspot key.
+ * `longestLine` (bytes) sizes read_json's buffer.
+ */
+export function insertFromStageSql(files: readonly string[], longestLine = 0): string {
+  const key = `CASE WHEN sig <> '' THEN ${hotspotKeySql('svc', 'tool', 'sig')} END`;
+  return `INSERT INTO otel_traces (${SPAN_LINE.targets}, "HotspotKey")
+  SELECT ${SPAN_LINE.keys}, ${key} FROM ${readStaged(SPAN_LINE, files, longestLine)}`;
 }

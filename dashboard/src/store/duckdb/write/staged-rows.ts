@@ -1,9 +1,9 @@
-import { hotspotKeySql, stagedJson } from '../schema.js';
+import { hotspotKeySql } from '../schema.js';
 import type { RollupRow, SessionRollupRow } from './deltas.js';
-import { type JsonBytes, rowWriter } from './json-bytes.js';
+import { flatRow, readStaged } from './staged-shape.js';
 
-// The delta rows a transaction stages beside its spans, each written with the keys that the
-// statements reading them (below and ../rollups/deltas.ts) take as read_json columns.
+// The delta rows a transaction stages beside its spans: each shape declares its keys, read_json
+// types and the columns of the delta table (or loopguard_halted_scopes) that read them.
 
 /** One staged counter increment: metric, service, tool, axis, action, reason, value. */
 export interface CounterRow {
@@ -22,92 +22,74 @@ export interface HaltedRow {
   scope: string;
 }
 
-/** Writes an hourly hotspot rollup row (read by `stagedRollupRows`); one per call, nearly. */
-export function writeRollupRow(out: JsonBytes, r: RollupRow): void {
-  out.ascii('{"hour":');
-  out.number(r.hour);
-  out.ascii(',"service":');
-  out.string(r.service);
-  out.ascii(',"tool":');
-  out.string(r.tool);
-  out.ascii(',"signature":');
-  out.string(r.signature);
-  out.ascii(',"action":');
-  out.string(r.action);
-  out.ascii(',"calls":');
-  out.number(r.calls);
-  out.ascii(',"maxStreak":');
-  out.number(r.maxStreak);
-  out.ascii(',"repeatNs":');
-  out.number(r.repeatNs);
-  out.ascii(',"firstMs":');
-  out.number(r.firstMs);
-  out.ascii(',"lastMs":');
-  out.number(r.lastMs);
-  out.ascii(',"sampleArgs":');
-  out.string(r.sampleArgs);
-  out.byte(0x7d);
-}
+/** An hourly hotspot rollup row (one per call, nearly), as the hourly delta's columns. */
+export const ROLLUP_ROW = flatRow<RollupRow>({
+  hour: ['BIGINT', 'Hour'],
+  service: ['VARCHAR', 'ServiceName'],
+  tool: ['VARCHAR', 'ToolName'],
+  signature: ['VARCHAR', 'Signature'],
+  action: ['VARCHAR', 'LoopAction'],
+  calls: ['BIGINT', 'Calls'],
+  maxStreak: ['INTEGER', 'MaxStreak'],
+  repeatNs: ['BIGINT', 'RepeatNs'],
+  firstMs: ['BIGINT', 'FirstMs'],
+  lastMs: ['BIGINT', 'LastMs'],
+  sampleArgs: ['VARCHAR', 'SampleArgs'],
+});
 
-/** Writes an hourly session rollup row (read by `stagedSessionRows`). */
-export const writeSessionRow = rowWriter<SessionRollupRow>([
-  'hour',
-  'scope',
-  'service',
-  'conversationId',
-  'calls',
-  'maxStreak',
-  'maxRank',
-  'nudges',
-  'warns',
-  'blocks',
-  'startMs',
-  'endMs',
-]);
+/** An hourly session rollup row, as the session delta's columns. */
+export const SESSION_ROW = flatRow<SessionRollupRow>({
+  hour: ['BIGINT', 'Hour'],
+  scope: ['VARCHAR', 'LoopScope'],
+  service: ['VARCHAR', 'ServiceName'],
+  conversationId: ['VARCHAR', 'ConversationId'],
+  calls: ['BIGINT', 'Calls'],
+  maxStreak: ['INTEGER', 'MaxStreak'],
+  maxRank: ['TINYINT', 'MaxRank'],
+  nudges: ['BIGINT', 'Nudges'],
+  warns: ['BIGINT', 'Warns'],
+  blocks: ['BIGINT', 'Blocks'],
+  startMs: ['BIGINT', 'StartMs'],
+  endMs: ['BIGINT', 'EndMs'],
+});
 
-/** Writes a counter increment (read by `stagedCounterRows`). */
-export const writeCounterRow = rowWriter<CounterRow>(['m', 's', 't', 'ax', 'ac', 'r', 'v']);
+/** A counter increment, as the counter delta's columns. */
+export const COUNTER_ROW = flatRow<CounterRow>({
+  m: ['VARCHAR', 'Metric'],
+  s: ['VARCHAR', 'Service'],
+  t: ['VARCHAR', 'Tool'],
+  ax: ['VARCHAR', 'Axis'],
+  ac: ['VARCHAR', 'Action'],
+  r: ['VARCHAR', 'Reason'],
+  v: ['BIGINT', 'Value'],
+});
 
-/** Writes a halted scope (read by `haltedInsertSql`). */
-export const writeHaltedRow = rowWriter<HaltedRow>(['s', 'scope']);
+/** A halted scope, as loopguard_halted_scopes' columns. */
+export const HALTED_ROW = flatRow<HaltedRow>({
+  s: ['VARCHAR', 'Service'],
+  scope: ['VARCHAR', 'Scope'],
+});
 
-/** Staged hourly rollup rows (NDJSON files of RollupRow) in the hourly delta's shape, in FROM. */
-export function stagedRollupRows(files: readonly string[], longestLine = 0): string {
-  return `(SELECT hour AS "Hour", service AS "ServiceName", tool AS "ToolName",
-    signature AS "Signature", action AS "LoopAction", calls AS "Calls", maxStreak AS "MaxStreak",
-    repeatNs AS "RepeatNs", firstMs AS "FirstMs", lastMs AS "LastMs", sampleArgs AS "SampleArgs",
-    ${hotspotKeySql('service', 'tool', 'signature')} AS "Key"
-  FROM ${stagedJson(
-    files,
-    longestLine,
-    `hour: 'BIGINT', service: 'VARCHAR', tool: 'VARCHAR', signature: 'VARCHAR', action: 'VARCHAR',
-    calls: 'BIGINT', maxStreak: 'INTEGER', repeatNs: 'BIGINT', firstMs: 'BIGINT', lastMs: 'BIGINT',
-    sampleArgs: 'VARCHAR'`,
-  )})`;
-}
+/** Staged rows of a shape under their table's column names, `extra` columns added, in FROM. */
+const stagedRows =
+  (shape: { readonly select: string; readonly jsonColumns: string }, extra = '') =>
+  (files: readonly string[], longestLine = 0): string =>
+    `(SELECT ${shape.select}${extra} FROM ${readStaged(shape, files, longestLine)})`;
 
-/** Staged session rollup rows (NDJSON of SessionRollupRow) in the session delta's shape. */
-export function stagedSessionRows(files: readonly string[], longestLine = 0): string {
-  return `(SELECT hour AS "Hour", scope AS "LoopScope", service AS "ServiceName",
-    conversationId AS "ConversationId", calls AS "Calls", maxStreak AS "MaxStreak",
-    maxRank AS "MaxRank", nudges AS "Nudges", warns AS "Warns", blocks AS "Blocks",
-    startMs AS "StartMs", endMs AS "EndMs"
-  FROM ${stagedJson(
-    files,
-    longestLine,
-    `hour: 'BIGINT', scope: 'VARCHAR', service: 'VARCHAR', conversationId: 'VARCHAR',
-    calls: 'BIGINT', maxStreak: 'INTEGER', maxRank: 'TINYINT', nudges: 'BIGINT', warns: 'BIGINT',
-    blocks: 'BIGINT', startMs: 'BIGINT', endMs: 'BIGINT'`,
-  )})`;
-}
+/** Staged hourly rollup rows in the hourly delta's shape, with their hotspot key. */
+export const stagedRollupRows = stagedRows(
+  ROLLUP_ROW,
+  `, ${hotspotKeySql('service', 'tool', 'signature')} AS "Key"`,
+);
 
-/** Staged counter increments (NDJSON of CounterRow) in the counter delta's shape. */
-export function stagedCounterRows(files: readonly string[], longestLine = 0): string {
-  return `(SELECT m AS "Metric", s AS "Service", t AS "Tool", ax AS "Axis", ac AS "Action",
-    r AS "Reason", v AS "Value"
-  FROM ${stagedJson(
-    files,
-    longestLine,
-    `m: 'VARCHAR', s: 'VARCHAR', t: 'VARCHAR', ax: 'VARCHAR', ac: 'VARCHAR', r: 'VARCHAR', v: 'BIGINT'`,
-  )})`;
+/** Staged session rollup rows in the session delta's shape. */
+export const stagedSessionRows = stagedRows(SESSION_ROW);
+
+/** Staged counter increments in the counter delta's shape. */
+export const stagedCounterRows = stagedRows(COUNTER_ROW);
+
+/** Adds staged halted scopes to loopguard_halted_scopes. */
+export function haltedInsertSql(files: readonly string[], longestLine = 0): string {
+  return `INSERT OR IGNORE INTO loopguard_halted_scopes
+  SELECT DISTINCT ${HALTED_ROW.select} FROM ${readStaged(HALTED_ROW, files, longestLine)}`;
 }

@@ -7,19 +7,19 @@ import {
   foldSessionsSql,
   foldTotalsSql,
 } from '../rollups/index.js';
-import { haltedInsertSql, insertFromStageSql } from '../schema.js';
 import { type CounterDeltas, computeDeltas } from './deltas.js';
 import { type JsonBytes, type RowWriter, writeLines } from './json-bytes.js';
-import { stageSpans } from './stage.js';
+import { insertFromStageSql, stageSpans } from './stage.js';
 import {
+  COUNTER_ROW,
   type CounterRow,
+  HALTED_ROW,
+  haltedInsertSql,
+  ROLLUP_ROW,
+  SESSION_ROW,
   stagedCounterRows,
   stagedRollupRows,
   stagedSessionRows,
-  writeCounterRow,
-  writeHaltedRow,
-  writeRollupRow,
-  writeSessionRow,
 } from './staged-rows.js';
 
 // An insert's rows are staged as NDJSON files when it arrives (values go through files, never into
@@ -70,18 +70,18 @@ export function stageInsert(
       staged[kind] = { path, longestLine, rows };
       writeFileSync(path, out.bytes());
     };
-    const rows = <T>(kind: Kind, list: readonly T[], write: RowWriter<T>) =>
+    const rows = <T>(kind: Kind, list: readonly T[], write: RowWriter<JsonBytes, [T]>) =>
       file(
         kind,
         writeLines(out, list.length, (i) => write(out, list[i]!)),
         list.length,
       );
     if (spans.length > 0) file('spans', stageSpans(out, spans, fields), spans.length);
-    rows('rollup', deltas.rollup, writeRollupRow);
-    rows('sessions', deltas.sessionRollup, writeSessionRow);
-    rows('counters', counterRows(deltas, rejected), writeCounterRow);
+    rows('rollup', deltas.rollup, ROLLUP_ROW.write);
+    rows('sessions', deltas.sessionRollup, SESSION_ROW.write);
+    rows('counters', counterRows(deltas, rejected), COUNTER_ROW.write);
     const halted = [...deltas.haltedScopes.values()].map((h) => ({ s: h.service, scope: h.scope }));
-    rows('halted', halted, writeHaltedRow);
+    rows('halted', halted, HALTED_ROW.write);
     return staged;
   } catch (error) {
     removeStaged(staged);
