@@ -30,11 +30,11 @@ async function build(dist) {
   const { decodeProtobufRequest } = await load('otlp/protobuf.js');
   const { decodeJsonRequest } = await load('otlp/json.js');
   const { computeDeltas } = await write('deltas.js', 'counter-deltas.js');
-  const { stageLine, stageSpans } = await write('stage.js', 'stage.js');
-  // the staging file as bytes (JsonBytes) or, in builds before it, as joined JSON.stringify lines
-  const bytes = stageSpans
-    ? new (await write('json-bytes.js', 'json-bytes.js')).JsonBytes()
-    : undefined;
+  const { StageBytes, stageLine, stageSpans } = await write('stage.js', 'stage.js');
+  // the staging file as bytes (StageBytes, JsonBytes before it) or, in builds before those, as
+  // joined JSON.stringify lines
+  const Bytes = StageBytes ?? (await write('json-bytes.js', 'json-bytes.js')).JsonBytes;
+  const bytes = stageSpans ? new Bytes() : undefined;
   const stage = stageSpans
     ? (spans, fields) => {
         stageSpans(bytes, spans, fields);

@@ -52,7 +52,7 @@ export function hotspotsSql(
 ): { from: string; columns: string; table?: string } {
   const span = src.rollups && !filter.search ? wholeMinutes(filter) : undefined;
   if (span) {
-    const view = { ...rollupView('loopguard_hotspots_1m'), keyHash: KEY_HASH };
+    const view = { ...rollupView(src.views, 'loopguard_hotspots_1m'), keyHash: KEY_HASH };
     const r = rollupRows(view, filter, span, params, ['tool', 'action', 'signature']);
     return { from: r.rows, table: r.table, columns: ROLLUP_COLUMNS };
   }

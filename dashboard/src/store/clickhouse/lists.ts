@@ -38,7 +38,13 @@ export async function rollupSessionCount(
     src.rollups && !filter.search && !filter.signature ? wholeMinutes(filter) : undefined;
   if (!span) return undefined;
   const params: SqlParams = {};
-  const { rows } = rollupRows(rollupView('loopguard_sessions_1m'), filter, span, params, ['tool']);
+  const { rows } = rollupRows(
+    rollupView(src.views, 'loopguard_sessions_1m'),
+    filter,
+    span,
+    params,
+    ['tool'],
+  );
   // a row is one scope's calls of one tool in one minute: it has the action's calls or not
   const conds = ["LoopScope != ''", ...(filter.action ? [actionCalls(filter.action, '')] : [])];
   const [row] = await src.exec.query(
@@ -58,9 +64,13 @@ export function sessionsSql(
   const span =
     src.rollups && !filter.search && !filter.signature ? wholeMinutes(filter) : undefined;
   if (span) {
-    const { rows } = rollupRows(rollupView('loopguard_sessions_1m'), filter, span, params, [
-      'tool',
-    ]);
+    const { rows } = rollupRows(
+      rollupView(src.views, 'loopguard_sessions_1m'),
+      filter,
+      span,
+      params,
+      ['tool'],
+    );
     if (filter.action) having.push(actionCalls(filter.action, 'sum'));
     return {
       rollup: true,

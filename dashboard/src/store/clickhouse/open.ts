@@ -20,7 +20,7 @@ import {
   queryTrace,
 } from './queries.js';
 import { spanToRow } from './rows.js';
-import { CALLS, rollupViews, schemaStatements, TRACES_IN } from './schema.js';
+import { CALLS, schemaStatements, TRACES_IN } from './schema.js';
 import { defined, makeSource, timeBound, where } from './sql.js';
 
 /** Options of the ClickHouse store. */
@@ -153,7 +153,7 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
 
   /** Re-fills the rollups of one minute from the spans left in it. */
   async function refillMinute(minuteS: number): Promise<void> {
-    for (const view of rollupViews()) {
+    for (const view of src.views) {
       // the view's columns: the table's ordinary ones (KeyHash is MATERIALIZED on insert)
       const cols = (await exec.query(`DESCRIBE TABLE ${view.target}`))
         .filter((c) => !c.default_type)

@@ -1,7 +1,7 @@
 import type { QueryFilter, SpanEventRow } from '../../api/types.js';
 import { MAX_TIME_NS, toNumber } from '../common/index.js';
 import type { SqlExecutor, SqlParams } from './executor.js';
-import { CALLS, deriveSql } from './schema.js';
+import { CALLS, deriveSql, type RollupView, rollupViews } from './schema.js';
 
 /** Where the store reads spans and calls from. */
 export interface Source {
@@ -15,6 +15,8 @@ export interface Source {
   calls: string;
   /** Whether minute rollups (and loopguard_calls) may answer. */
   rollups: boolean;
+  /** The materialized views of rollups.sql. */
+  views: readonly RollupView[];
   /** Fewest rollup rows a hotspot page is chosen over by KeyHash first (default TWO_PASS_ROWS). */
   twoPassRows?: number;
 }
@@ -23,9 +25,10 @@ export interface Source {
 export function makeSource(exec: SqlExecutor, rollups = true, twoPassRows?: number): Source {
   const derived = `(${deriveSql()})`;
   const calls = rollups ? `(${CALLS_DERIVED})` : derived;
+  const views = rollupViews();
   return twoPassRows === undefined
-    ? { exec, derived, calls, rollups }
-    : { exec, derived, calls, rollups, twoPassRows };
+    ? { exec, derived, calls, rollups, views }
+    : { exec, derived, calls, rollups, views, twoPassRows };
 }
 
 /** Latest start a stored span can have, in epoch ms: every row's StartMs lies in [0, this]. */

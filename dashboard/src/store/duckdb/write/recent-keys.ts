@@ -10,9 +10,6 @@ interface Generation {
   maxStartMs: number;
 }
 
-let hashHi = 0;
-let hashLo = 0;
-
 function fmix(h: number): number {
   let x = h ^ (h >>> 16);
   x = Math.imul(x, 0x85ebca6b);
@@ -21,24 +18,30 @@ function fmix(h: number): number {
   return x ^ (x >>> 16);
 }
 
-/** Two 32-bit hashes of (traceId, spanId) into hashHi/hashLo (no allocation). */
-function hashKey(traceId: string, spanId: string): void {
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  const mix = (s: string) => {
-    for (let i = 0; i < s.length; i++) {
-      const ch = s.charCodeAt(i);
-      a = Math.imul(a ^ ch, 0x01000193);
-      b = Math.imul(b ^ ch, 0x5bd1e995);
-      b ^= b >>> 15;
-    }
-  };
-  mix(traceId);
-  a = Math.imul(a ^ 0x2f, 0x01000193);
-  b = Math.imul(b ^ 0x2f, 0x5bd1e995);
-  mix(spanId);
-  hashHi = fmix(a);
-  hashLo = fmix(b ^ traceId.length) | (hashHi === 0 ? 1 : 0);
+/** Two 32-bit hashes of a (traceId, spanId) key, `hi` and `lo`, set without allocating. */
+class KeyHash {
+  hi = 0;
+  lo = 0;
+
+  /** Sets `hi` and `lo` to the hashes of (traceId, spanId); `lo` is never 0 when `hi` is. */
+  of(traceId: string, spanId: string): void {
+    let a = 0x811c9dc5;
+    let b = 0x9747b28c;
+    const mix = (s: string) => {
+      for (let i = 0; i < s.length; i++) {
+        const ch = s.charCodeAt(i);
+        a = Math.imul(a ^ ch, 0x01000193);
+        b = Math.imul(b ^ ch, 0x5bd1e995);
+        b ^= b >>> 15;
+      }
+    };
+    mix(traceId);
+    a = Math.imul(a ^ 0x2f, 0x01000193);
+    b = Math.imul(b ^ 0x2f, 0x5bd1e995);
+    mix(spanId);
+    this.hi = fmix(a);
+    this.lo = fmix(b ^ traceId.length) | (this.hi === 0 ? 1 : 0);
+  }
 }
 
 /** The hashed keys and start times (ms) of a batch's spans, computed once for check and add. */
@@ -52,11 +55,12 @@ export interface BatchKeys {
 export function batchKeys(spans: readonly SpanRecord[]): BatchKeys {
   const n = spans.length;
   const keys = { hi: new Int32Array(n), lo: new Int32Array(n), startMs: new Float64Array(n) };
+  const hash = new KeyHash();
   for (let i = 0; i < n; i++) {
     const s = spans[i]!;
-    hashKey(s.traceId, s.spanId);
-    keys.hi[i] = hashHi;
-    keys.lo[i] = hashLo;
+    hash.of(s.traceId, s.spanId);
+    keys.hi[i] = hash.hi;
+    keys.lo[i] = hash.lo;
     keys.startMs[i] = nsToMs(s.startTimeUnixNano);
   }
   return keys;
@@ -76,6 +80,8 @@ export class RecentSpanKeys {
   private readonly mask: number;
   /** Every stored span starting at or after this time (ms) is remembered here. */
   private coveredFromMs: number;
+  /** The key being looked up or added. */
+  private readonly key = new KeyHash();
 
   constructor(
     private readonly capacity: number,
@@ -91,28 +97,28 @@ export class RecentSpanKeys {
   /** True when the span is surely not stored: covered by this memory and not in it. */
   surelyNew(traceId: string, spanId: string, startMs: number): boolean {
     if (startMs < this.coveredFromMs) return false;
-    hashKey(traceId, spanId);
+    this.key.of(traceId, spanId);
     return this.unseen();
   }
 
   /** `surelyNew` of span `i` of a batch, from its `batchKeys`. */
   surelyNewAt(keys: BatchKeys, i: number): boolean {
     if (keys.startMs[i]! < this.coveredFromMs) return false;
-    hashHi = keys.hi[i]!;
-    hashLo = keys.lo[i]!;
+    this.key.hi = keys.hi[i]!;
+    this.key.lo = keys.lo[i]!;
     return this.unseen();
   }
 
   /** Remembers a committed span. */
   add(traceId: string, spanId: string, startMs: number): void {
-    hashKey(traceId, spanId);
+    this.key.of(traceId, spanId);
     this.addHashed(startMs);
   }
 
   /** `add` of span `i` of a batch, from its `batchKeys`. */
   addAt(keys: BatchKeys, i: number): void {
-    hashHi = keys.hi[i]!;
-    hashLo = keys.lo[i]!;
+    this.key.hi = keys.hi[i]!;
+    this.key.lo = keys.lo[i]!;
     this.addHashed(keys.startMs[i]!);
   }
 
@@ -120,25 +126,27 @@ export class RecentSpanKeys {
     return !this.has(this.current) && (this.previous === undefined || !this.has(this.previous));
   }
 
-  /** Adds the key in hashHi/hashLo. */
+  /** Adds `key`. */
   private addHashed(startMs: number): void {
     if (!this.unseen()) return;
     if (this.current.size >= this.capacity) this.rotate();
     const g = this.current;
-    let i = hashLo & this.mask;
+    const { hi: keyHi, lo: keyLo } = this.key;
+    let i = keyLo & this.mask;
     while (g.hi[i] !== 0 || g.lo[i] !== 0) i = (i + 1) & this.mask;
-    g.hi[i] = hashHi;
-    g.lo[i] = hashLo;
+    g.hi[i] = keyHi;
+    g.lo[i] = keyLo;
     g.size++;
     if (startMs > g.maxStartMs) g.maxStartMs = startMs;
   }
 
   private has(g: Generation): boolean {
-    let i = hashLo & this.mask;
+    const { hi: keyHi, lo: keyLo } = this.key;
+    let i = keyLo & this.mask;
     for (;;) {
       const hi = g.hi[i]!;
       const lo = g.lo[i]!;
-      if (hi === hashHi && lo === hashLo) return true;
+      if (hi === keyHi && lo === keyLo) return true;
       if (hi === 0 && lo === 0) return false;
       i = (i + 1) & this.mask;
     }

@@ -2,57 +2,49 @@ import type { SpanRecord } from '../../../otlp/span.js';
 import { clampDurationNs, clampTimeNs } from '../../common/index.js';
 import { isLifted } from '../lifted.js';
 import { hotspotKeySql } from '../schema.js';
-import { type JsonBytes, writeLines } from './json-bytes.js';
+import { JsonBytes, writeLines } from './json-bytes.js';
 import type { SpanFields } from './span-fields.js';
 import { readStaged, type StagedColumn, stagedRow } from './staged-shape.js';
 
-let cachedSecond = -1n;
-let cachedPrefix = '';
+/**
+ * The staging buffer of one writer: JSON bytes, and what its span lines carry over from line to
+ * line (the second of the last timestamp, the service, resource and scope bytes of the last line).
+ */
+export class StageBytes extends JsonBytes {
+  private second = -1n;
+  private secondEnd = -1n;
+  private secondPrefix = '';
+  /** The service, resource and scope written last, and where their bytes are. */
+  readonly context = {
+    file: -1,
+    resource: {} as Record<string, string>,
+    service: '',
+    scopeName: '',
+    scopeVersion: '',
+    start: 0,
+    end: 0,
+  };
 
-/** Formats epoch nanoseconds as a DuckDB TIMESTAMP_NS literal (UTC). */
-export function nsToTimestamp(ns: bigint): string {
-  const clamped = clampTimeNs(ns);
-  const second = clamped / 1_000_000_000n;
-  if (second !== cachedSecond) {
-    const iso = new Date(Number(second) * 1000).toISOString();
-    cachedPrefix = `${iso.slice(0, 10)} ${iso.slice(11, 19)}.`;
-    cachedSecond = second;
+  /**
+   * A DuckDB TIMESTAMP_NS literal (UTC) of epoch nanoseconds, clamped to the column's range, as a
+   * JSON string; the text of the second is kept for the next timestamp in it.
+   */
+  timestamp(ns: bigint): void {
+    const clamped = clampTimeNs(ns);
+    if (clamped < this.second || clamped >= this.secondEnd) {
+      const second = clamped / 1_000_000_000n;
+      const iso = new Date(Number(second) * 1000).toISOString();
+      this.secondPrefix = `"${iso.slice(0, 10)} ${iso.slice(11, 19)}.`;
+      this.second = second * 1_000_000_000n;
+      this.secondEnd = this.second + 1_000_000_000n;
+    }
+    this.ascii(this.secondPrefix);
+    this.digits(Number(clamped - this.second), 9);
+    this.byte(0x22);
   }
-  return cachedPrefix + (clamped % 1_000_000_000n).toString().padStart(9, '0');
 }
 
-let lineSecond = -1n;
-let lineSecondEnd = -1n;
-let linePrefix = '';
-
-/** Writes `nsToTimestamp(ns)` as a JSON string without building its text (the second's prefix is kept). */
-function timestamp(out: JsonBytes, ns: bigint): void {
-  const clamped = clampTimeNs(ns);
-  if (clamped < lineSecond || clamped >= lineSecondEnd) {
-    const second = clamped / 1_000_000_000n;
-    const iso = new Date(Number(second) * 1000).toISOString();
-    linePrefix = `"${iso.slice(0, 10)} ${iso.slice(11, 19)}.`;
-    lineSecond = second * 1_000_000_000n;
-    lineSecondEnd = lineSecond + 1_000_000_000n;
-  }
-  out.ascii(linePrefix);
-  out.digits(Number(clamped - lineSecond), 9);
-  out.byte(0x22);
-}
-
-/** The service, resource and scope written last, and where their bytes are. */
-const context = {
-  out: undefined as JsonBytes | undefined,
-  file: -1,
-  resource: {} as Record<string, string>,
-  service: '',
-  scopeName: '',
-  scopeVersion: '',
-  start: 0,
-  end: 0,
-};
-
-type Column = StagedColumn<JsonBytes, [SpanRecord, SpanFields]>;
+type Column = StagedColumn<StageBytes, [SpanRecord, SpanFields]>;
 const VARCHAR = 'VARCHAR';
 const MAP = 'MAP(VARCHAR, VARCHAR)';
 const column = (key: string, name: string, type: string, write: Column['write']): Column => ({
@@ -63,14 +55,14 @@ const column = (key: string, name: string, type: string, write: Column['write'])
 });
 
 /** An event in the span line (a struct of otel_traces' "Events"). */
-const EVENT = stagedRow<JsonBytes, [SpanRecord['events'][number]]>([
-  { key: 'Timestamp', type: 'TIMESTAMP_NS', write: (o, e) => timestamp(o, e.timeUnixNano) },
+const EVENT = stagedRow<StageBytes, [SpanRecord['events'][number]]>([
+  { key: 'Timestamp', type: 'TIMESTAMP_NS', write: (o, e) => o.timestamp(e.timeUnixNano) },
   { key: 'Name', type: VARCHAR, write: (o, e) => o.string(e.name) },
   { key: 'Attributes', type: MAP, write: (o, e) => o.stringMap(e.attributes) },
 ]);
 
 /** A link in the span line (a struct of otel_traces' "Links"). */
-const LINK = stagedRow<JsonBytes, [SpanRecord['links'][number]]>([
+const LINK = stagedRow<StageBytes, [SpanRecord['links'][number]]>([
   { key: 'TraceId', type: VARCHAR, write: (o, l) => o.string(l.traceId) },
   { key: 'SpanId', type: VARCHAR, write: (o, l) => o.string(l.spanId) },
   { key: 'TraceState', type: VARCHAR, write: (o, l) => o.string(l.traceState) },
@@ -84,9 +76,8 @@ const LINK = stagedRow<JsonBytes, [SpanRecord['links'][number]]>([
 const sameContext =
   (write: Column['write']): Column['write'] =>
   (out, s, f) => {
-    const c = context;
+    const c = out.context;
     if (
-      c.out === out &&
       c.file === out.files &&
       c.resource === s.resourceAttributes &&
       c.service === s.serviceName &&
@@ -97,7 +88,6 @@ const sameContext =
     else {
       const start = out.pos;
       write(out, s, f);
-      c.out = out;
       c.file = out.files;
       c.resource = s.resourceAttributes;
       c.service = s.serviceName;
@@ -112,8 +102,8 @@ const sameContext =
  * The NDJSON line of a span, read by `insertFromStageSql` into otel_traces: the span as the
  * Collector's exporter lays it out (its attributes without the lifted ones), then its typed fields.
  */
-export const SPAN_LINE = stagedRow<JsonBytes, [SpanRecord, SpanFields]>([
-  column('ts', 'Timestamp', 'TIMESTAMP_NS', (o, s) => timestamp(o, s.startTimeUnixNano)),
+export const SPAN_LINE = stagedRow<StageBytes, [SpanRecord, SpanFields]>([
+  column('ts', 'Timestamp', 'TIMESTAMP_NS', (o, s) => o.timestamp(s.startTimeUnixNano)),
   column('tid', 'TraceId', VARCHAR, (o, s) => o.string(s.traceId)),
   column('sid', 'SpanId', VARCHAR, (o, s) => o.string(s.spanId)),
   column('pid', 'ParentSpanId', VARCHAR, (o, s) => o.string(s.parentSpanId)),
@@ -164,7 +154,7 @@ export const SPAN_LINE = stagedRow<JsonBytes, [SpanRecord, SpanFields]>([
  * returns the longest line's length in bytes.
  */
 export function stageSpans(
-  out: JsonBytes,
+  out: StageBytes,
   spans: readonly SpanRecord[],
   fields: readonly SpanFields[],
 ): number {

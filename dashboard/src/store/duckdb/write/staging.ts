@@ -9,7 +9,7 @@ import {
 } from '../rollups/index.js';
 import { type CounterDeltas, computeDeltas } from './deltas.js';
 import { type JsonBytes, type RowWriter, writeLines } from './json-bytes.js';
-import { insertFromStageSql, stageSpans } from './stage.js';
+import { insertFromStageSql, type StageBytes, stageSpans } from './stage.js';
 import {
   COUNTER_ROW,
   type CounterRow,
@@ -56,7 +56,7 @@ function counterRows(d: CounterDeltas, rejected: ReadonlyMap<string, number>): C
  * counter rows and its halted scopes. `out` is reused from file to file.
  */
 export function stageInsert(
-  out: JsonBytes,
+  out: StageBytes,
   base: string,
   spans: SpanRecord[],
   rejected: ReadonlyMap<string, number>,

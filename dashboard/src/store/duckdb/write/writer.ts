@@ -3,8 +3,8 @@ import type { SpanRecord } from '../../../otlp/span.js';
 import type { Compactor } from '../rollups/index.js';
 import type { Serial } from '../serial.js';
 import { type KeyedSpans, uniqueSpans, unstoredSpans, withoutEarlierRepeats } from './dedup.js';
-import { JsonBytes } from './json-bytes.js';
 import { batchKeys, type RecentSpanKeys } from './recent-keys.js';
+import { StageBytes } from './stage.js';
 import { groupLoad, removeStaged, type StagedFiles, stageInsert } from './staging.js';
 
 /** An insert waiting for the writer, its files staged. */
@@ -41,7 +41,7 @@ export class GroupWriter {
   private draining: Promise<void> | undefined;
   private seq = 0;
   /** The staging files' bytes, built one file at a time (staging is synchronous). */
-  private readonly bytes = new JsonBytes();
+  private readonly bytes = new StageBytes();
 
   constructor(private readonly options: WriterOptions) {}
 
