@@ -2,56 +2,15 @@ import { type DuckDBConnection, LIST, listValue, VARCHAR } from '@duckdb/node-ap
 import type { SpanRecord } from '../../../otlp/span.js';
 import { type BatchKeys, RecentSpanKeys } from './recent-keys.js';
 
-const keyOf = (traceId: string, spanId: string) => `${traceId}\u0000${spanId}`;
-
-/**
- * Spans by their (TraceId, SpanId), in an open-addressing table of their keys' hashes (from
- * `batchKeys`); spans whose hashes meet are told apart by their ids.
- */
-class SpanSet {
-  private readonly mask: number;
-  /** 1 + the place in `spans` of the span in each slot; 0 when empty. */
-  private readonly slots: Int32Array;
-  private readonly spans: SpanRecord[];
-  private readonly hi: Int32Array;
-  private size = 0;
-
-  /** A set with room for `capacity` spans (at most half full). */
-  constructor(capacity: number) {
-    let size = 16;
-    while (size < capacity * 2) size *= 2;
-    this.mask = size - 1;
-    this.slots = new Int32Array(size);
-    this.spans = new Array(capacity);
-    this.hi = new Int32Array(capacity);
-  }
-
-  /** Adds span `i` of a batch with those keys; false when a span with its ids is in already. */
-  add(span: SpanRecord, keys: BatchKeys, i: number): boolean {
-    const { slots, mask } = this;
-    const hi = keys.hi[i]!;
-    for (let slot = (keys.lo[i]! ^ Math.imul(hi, 0x9e3779b1)) & mask; ; ) {
-      const at = slots[slot]! - 1;
-      if (at < 0) {
-        this.hi[this.size] = hi;
-        this.spans[this.size++] = span;
-        slots[slot] = this.size;
-        return true;
-      }
-      const other = this.spans[at]!;
-      if (this.hi[at] === hi && other.traceId === span.traceId && other.spanId === span.spanId)
-        return false;
-      slot = (slot + 1) & mask;
-    }
-  }
-}
+/** The text of a span's (TraceId, SpanId): the trace id's length tells where it ends. */
+const spanKey = (traceId: string, spanId: string) => `${traceId.length}:${traceId}${spanId}`;
 
 /**
  * The spans of a batch with each (TraceId, SpanId) once, the first occurrence kept, and their
  * keys (`batchKeys` of the batch, taken as they are when no span repeats).
  */
 export function uniqueSpans(spans: SpanRecord[], keys: BatchKeys): KeyedSpans {
-  return keptOf({ spans, keys }, new SpanSet(spans.length));
+  return keptOf({ spans, keys }, new Set());
 }
 
 /**
@@ -59,19 +18,22 @@ export function uniqueSpans(spans: SpanRecord[], keys: BatchKeys): KeyedSpans {
  * without the spans an earlier batch of the group holds too, or the batch itself when it has none.
  */
 export function withoutEarlierRepeats(batches: readonly KeyedSpans[]): KeyedSpans[] {
-  let total = 0;
-  for (const b of batches) total += b.spans.length;
-  const seen = new SpanSet(total);
+  const seen = new Set<string>();
   return batches.map((b) => keptOf(b, seen));
 }
 
-/** The spans of `batch` that `seen` takes (holding no span with their ids yet), with their keys. */
-function keptOf(batch: KeyedSpans, seen: SpanSet): KeyedSpans {
+/** The spans of `batch` whose ids `seen` does not hold yet (it takes them), with their keys. */
+function keptOf(batch: KeyedSpans, seen: Set<string>): KeyedSpans {
   const { spans, keys } = batch;
   let kept: number[] | undefined;
   for (let i = 0; i < spans.length; i++) {
-    if (seen.add(spans[i]!, keys, i)) kept?.push(i);
-    else kept ??= Array.from({ length: i }, (_, j) => j);
+    const s = spans[i]!;
+    const key = spanKey(s.traceId, s.spanId);
+    if (seen.has(key)) kept ??= Array.from({ length: i }, (_, j) => j);
+    else {
+      seen.add(key);
+      kept?.push(i);
+    }
   }
   return kept === undefined ? batch : pickSpans(spans, keys, kept);
 }
@@ -165,6 +127,6 @@ export async function unstoredSpans(
   );
   const rows = reader.getRowObjectsJS();
   if (rows.length === 0) return spans;
-  const stored = new Set(rows.map((r) => keyOf(String(r.tid), String(r.sid))));
-  return spans.filter((s) => !stored.has(keyOf(s.traceId, s.spanId)));
+  const stored = new Set(rows.map((r) => spanKey(String(r.tid), String(r.sid))));
+  return spans.filter((s) => !stored.has(spanKey(s.traceId, s.spanId)));
 }
