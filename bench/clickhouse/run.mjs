@@ -5,7 +5,7 @@
 // --compare <dir>: also time another build's store (its dashboard/dist/store/) on the same data,
 // alternating with this one, e.g. a build of main in a second worktree; its rollup tables must
 // be readable as this build creates them (createSchema: false).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,9 +21,13 @@ const ROWS = Number(values.rows);
 const REPEAT = Number(values.repeat);
 if (!Number.isInteger(ROWS) || ROWS < 1000) throw new Error('--rows must be an integer >= 1000');
 
+/** The ClickHouse store module of a build's dist/store/ (clickhouse.js before clickhouse/index.js). */
+const clickhouseOf = (store) => {
+  const face = new URL('clickhouse/index.js', store);
+  return import((existsSync(face) ? face : new URL('clickhouse.js', store)).href);
+};
 const dist = new URL('../../dashboard/dist/store/', import.meta.url);
-const { createClickHouseStore } = await import(new URL('clickhouse.js', dist).href);
-const { createChdbExecutor } = await import(new URL('clickhouse/chdb-executor.js', dist).href);
+const { createClickHouseStore, createChdbExecutor } = await clickhouseOf(dist);
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-bench-ch-'));
 const exec = createChdbExecutor(join(dir, 'db'));
@@ -35,7 +39,7 @@ const rawOnly = await createClickHouseStore({
 });
 const compared = values.compare
   ? await (
-      await import(new URL('clickhouse.js', `file://${values.compare.replace(/\/?$/, '/')}`).href)
+      await clickhouseOf(new URL(`file://${values.compare.replace(/\/?$/, '/')}`))
     ).createClickHouseStore({ executor: exec, createSchema: false })
   : undefined;
 

@@ -4,6 +4,7 @@
 // node bench/ingest/receiver.mjs [--size 512] [--bodies 16] [--rounds 9] [--compare <dist>]
 // --compare <another build's dashboard/dist>: each part of both builds, taking turns; --only <text>:
 // the parts whose name holds it.
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,24 +23,29 @@ const ONLY = arg('--only', '');
 const thisDist = dirname(dirname(createRequire(import.meta.url).resolve('@loopguard/dashboard')));
 
 async function build(dist) {
-  const load = (path) => import(pathToFileURL(`${dist}/${path}`).href);
+  // a module by its path in this build, or (`before`) in builds before the store's folders
+  const load = (path, before = path) =>
+    import(pathToFileURL(`${dist}/${existsSync(`${dist}/${path}`) ? path : before}`).href);
+  const write = (file, before) => load(`store/duckdb/write/${file}`, `store/${before}`);
   // one decoder for all requests, as the receiver keeps (builds before it: a module-wide table)
   const { ProtobufDecoder, decodeProtobufRequest: decodeOnce } = await load('otlp/protobuf.js');
   const decoder = ProtobufDecoder ? new ProtobufDecoder() : undefined;
   const decodeProtobufRequest = decoder ? (body) => decoder.decode(body) : decodeOnce;
   const { decodeJsonRequest } = await load('otlp/json.js');
-  const { computeDeltas } = await load('store/counter-deltas.js');
-  const { stageLine, stageSpans } = await load('store/stage.js');
-  // the staging file as bytes (JsonBytes) or, in builds before it, as joined JSON.stringify lines
-  const bytes = stageSpans ? new (await load('store/json-bytes.js')).JsonBytes() : undefined;
+  const { computeDeltas } = await write('deltas.js', 'counter-deltas.js');
+  const { StageBytes, stageLine, stageSpans } = await write('stage.js', 'stage.js');
+  // the staging file as bytes (StageBytes, JsonBytes before it) or, in builds before those, as
+  // joined JSON.stringify lines
+  const Bytes = StageBytes ?? (await write('json-bytes.js', 'json-bytes.js')).JsonBytes;
+  const bytes = stageSpans ? new Bytes() : undefined;
   const stage = stageSpans
     ? (spans, fields) => {
         stageSpans(bytes, spans, fields);
         return bytes.pos;
       }
     : (spans, fields) => spans.map((s, i) => stageLine(s, fields[i])).join('\n').length;
-  const { uniqueSpans } = await load('store/duckdb-dedup.js');
-  const { RecentSpanKeys, batchKeys } = await load('store/recent-keys.js');
+  const { uniqueSpans } = await write('dedup.js', 'duckdb-dedup.js');
+  const { RecentSpanKeys, batchKeys } = await write('recent-keys.js', 'recent-keys.js');
   return {
     decodeProtobufRequest,
     decodeJsonRequest,

@@ -3,18 +3,18 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/server/app.js';
-import { escapeLabel, MetricsExposition } from '../src/server/metrics.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
 import type {
   Page,
   Series,
   SessionDetail,
   SessionRow,
-  Store,
   Summary,
   TraceSpan,
-} from '../src/store/types.js';
+} from '../src/api/types.js';
+import { createApp } from '../src/server/app.js';
+import { escapeLabel, MetricsExposition } from '../src/server/metrics.js';
+import type { Store } from '../src/store/index.js';
+import { openDuckDbStore } from '../src/store/index.js';
 import { makeLoop, makePlainSpan, makeToolSpan } from './store-conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-api-'));

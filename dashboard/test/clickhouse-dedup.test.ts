@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../src/otlp/span.js';
 import { startDashboard } from '../src/server/index.js';
-import { createChdbExecutor } from '../src/store/clickhouse/chdb-executor.js';
-import type { SqlExecutor } from '../src/store/clickhouse/executor.js';
+import type { SqlExecutor } from '../src/store/clickhouse/index.js';
+import { createChdbExecutor, createClickHouseStore } from '../src/store/clickhouse/index.js';
 import { spanToRow } from '../src/store/clickhouse/rows.js';
 import { TRACES_IN } from '../src/store/clickhouse/schema.js';
-import { createClickHouseStore } from '../src/store/clickhouse.js';
-import type { Store } from '../src/store/types.js';
+import type { Store } from '../src/store/index.js';
 import { startClickHouseHttpShim } from './clickhouse-http-shim.js';
 import { request, span } from './helpers/otlp-json.js';
 import { makeLoop, makePlainSpan, makeToolSpan, T0 } from './store-conformance.js';

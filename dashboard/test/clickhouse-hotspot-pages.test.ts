@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChdbExecutor } from '../src/store/clickhouse/chdb-executor.js';
-import type { SqlExecutor } from '../src/store/clickhouse/executor.js';
+import type { PageRequest, QueryFilter } from '../src/api/types.js';
 import { PAGE_KEYS_MAX } from '../src/store/clickhouse/hotspots.js';
-import { createClickHouseStore } from '../src/store/clickhouse.js';
-import type { PageRequest, QueryFilter, Store } from '../src/store/types.js';
+import type { SqlExecutor } from '../src/store/clickhouse/index.js';
+import { createChdbExecutor, createClickHouseStore } from '../src/store/clickhouse/index.js';
+import type { Store } from '../src/store/index.js';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 1, 1);

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createChdbExecutor } from '../src/store/clickhouse/chdb-executor.js';
-import type { SqlExecutor } from '../src/store/clickhouse/executor.js';
+import type { SqlExecutor } from '../src/store/clickhouse/index.js';
+import { createChdbExecutor, createClickHouseStore } from '../src/store/clickhouse/index.js';
 import { TRACES_IN } from '../src/store/clickhouse/schema.js';
-import { createClickHouseStore } from '../src/store/clickhouse.js';
 import { makeToolSpan, T0 } from './store-conformance.js';
 
 /** A chDB executor whose next `failures` inserts into `table` fail before reaching the engine. */

@@ -1,5 +1,4 @@
-import { createChdbExecutor } from '../src/store/clickhouse/chdb-executor.js';
-import { createClickHouseStore } from '../src/store/clickhouse.js';
+import { createChdbExecutor, createClickHouseStore } from '../src/store/clickhouse/index.js';
 import { describeStoreConformance } from './store-conformance.js';
 
 describeStoreConformance('clickhouse (chdb)', () =>

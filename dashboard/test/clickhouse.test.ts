@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PageRequest, QueryFilter } from '../src/api/types.js';
 import { startDashboard } from '../src/server/index.js';
-import { createChdbExecutor } from '../src/store/clickhouse/chdb-executor.js';
-import { parseClickHouseUrl, type SqlExecutor } from '../src/store/clickhouse/executor.js';
+import {
+  createChdbExecutor,
+  createClickHouseStore,
+  parseClickHouseUrl,
+  type SqlExecutor,
+} from '../src/store/clickhouse/index.js';
 import { schemaStatements } from '../src/store/clickhouse/schema.js';
-import { createClickHouseStore } from '../src/store/clickhouse.js';
-import type { PageRequest, QueryFilter, Store } from '../src/store/types.js';
+import type { Store } from '../src/store/index.js';
 import { startClickHouseHttpShim } from './clickhouse-http-shim.js';
 import { request, span } from './helpers/otlp-json.js';
 import { makeLoop, makePlainSpan, makeToolSpan, T0 } from './store-conformance.js';

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { LoopAction } from '../src/api/types.js';
 import type { SpanRecord } from '../src/otlp/span.js';
-import { computeDeltas, HOUR_MS } from '../src/store/counter-deltas.js';
-import { actionRank, type SpanFields } from '../src/store/span-fields.js';
-import type { LoopAction } from '../src/store/types.js';
+import { actionRank } from '../src/store/common/index.js';
+import { HOUR_MS } from '../src/store/duckdb/schema.js';
+import { computeDeltas } from '../src/store/duckdb/write/deltas.js';
+import type { SpanFields } from '../src/store/duckdb/write/span-fields.js';
 import { makePlainSpan, makeToolSpan } from './span-fixtures.js';
 
 // computeDeltas groups without building key strings; the reference below groups by the exact

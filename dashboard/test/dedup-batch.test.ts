@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { uniqueSpans, withoutEarlierRepeats } from '../src/store/duckdb-dedup.js';
-import { batchKeys, RecentSpanKeys } from '../src/store/recent-keys.js';
-import { nsToMs } from '../src/store/stage.js';
+import { nsToMs } from '../src/store/common/index.js';
+import { uniqueSpans, withoutEarlierRepeats } from '../src/store/duckdb/write/dedup.js';
+import { batchKeys, RecentSpanKeys } from '../src/store/duckdb/write/recent-keys.js';
 import { hexId, makeToolSpan } from './span-fixtures.js';
 
 describe('a batch’s duplicate check', () => {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/server/app.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
-import type { Store } from '../src/store/types.js';
+import type { Store } from '../src/store/index.js';
+import { openDuckDbStore } from '../src/store/index.js';
 import { JSON_CT } from './helpers/ingest-app.js';
 import { request, span } from './helpers/otlp-json.js';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/server/app.js';
 import { isLoopbackName, resolveAllowedHosts } from '../src/server/host-guard.js';
 import { parseDashboardArgs, type RunningDashboard, startDashboard } from '../src/server/index.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
+import { openDuckDbStore } from '../src/store/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-host-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,9 +1,9 @@
 import { DuckDBInstance } from '@duckdb/node-api';
+import type { Hotspot, LoopAction, Page, PageRequest, QueryFilter } from '../src/api/types.js';
 import type { SpanRecord } from '../src/otlp/span.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
-import type { Reader } from '../src/store/duckdb-queries.js';
-import { HOTSPOT_SORTS, normalizePage } from '../src/store/paging.js';
-import type { Hotspot, LoopAction, Page, PageRequest, QueryFilter } from '../src/store/types.js';
+import { normalizePage } from '../src/store/common/index.js';
+import type { Reader } from '../src/store/duckdb/read/sql.js';
+import { HOTSPOT_SORTS, openDuckDbStore } from '../src/store/index.js';
 import { makeToolSpan } from './span-fixtures.js';
 
 // Agent-like spans and the helpers the hotspot page tests share.

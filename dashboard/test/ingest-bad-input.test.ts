@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/server/app.js';
-import type { Store } from '../src/store/types.js';
+import type { Store } from '../src/store/index.js';
 import { JSON_CT, PROTO, useIngestApp } from './helpers/ingest-app.js';
 import { sdkSpans, toJson, toProtobuf } from './otlp-helpers.js';
 

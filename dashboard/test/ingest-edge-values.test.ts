@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { TraceSpan } from '../src/api/types.js';
 import { createApp } from '../src/server/app.js';
-import type { Store, TraceSpan } from '../src/store/types.js';
+import type { Store } from '../src/store/index.js';
 import { JSON_CT, useIngestApp } from './helpers/ingest-app.js';
 import { request, type SpanOptions, span } from './helpers/otlp-json.js';
 

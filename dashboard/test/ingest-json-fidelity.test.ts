@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TraceSpan } from '../src/store/types.js';
+import type { TraceSpan } from '../src/api/types.js';
 import { JSON_CT, PROTO, useIngestApp } from './helpers/ingest-app.js';
 import { hex, request, span } from './helpers/otlp-json.js';
 

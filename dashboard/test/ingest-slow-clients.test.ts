@@ -7,8 +7,8 @@ import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/server/app.js';
 import { startDashboard } from '../src/server/index.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
-import type { Store } from '../src/store/types.js';
+import type { Store } from '../src/store/index.js';
+import { openDuckDbStore } from '../src/store/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-slow-'));
 let store: Store;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecentSpanKeys } from '../src/store/recent-keys.js';
+import { RecentSpanKeys } from '../src/store/duckdb/write/recent-keys.js';
 
 const tid = (i: number) => i.toString(16).padStart(32, '0');
 const sid = (i: number) => (i * 7919).toString(16).padStart(16, '0');

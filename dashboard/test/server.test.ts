@@ -13,9 +13,9 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Page } from '../src/api/types.js';
 import { parseDashboardArgs, startDashboard } from '../src/server/index.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
-import type { Page } from '../src/store/types.js';
+import { openDuckDbStore } from '../src/store/index.js';
 import { sdkSpans, toProtobuf } from './otlp-helpers.js';
 import { makeToolSpan } from './span-fixtures.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDashboard } from '../src/server/index.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
+import { openDuckDbStore } from '../src/store/index.js';
 import { sdkSpans, toJson } from './otlp-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-shutdown-'));

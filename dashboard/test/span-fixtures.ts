@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { LoopAction } from '../src/api/types.js';
 import type { SpanRecord } from '../src/otlp/span.js';
-import type { LoopAction } from '../src/store/types.js';
 
 /** Options of a fixture tool-call span; everything has a sensible default. */
 export interface ToolSpanOptions {

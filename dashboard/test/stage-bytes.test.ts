@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../src/otlp/span.js';
-import { clampDurationNs } from '../src/store/column-ranges.js';
-import { computeDeltas } from '../src/store/counter-deltas.js';
-import { JsonBytes, rowWriter } from '../src/store/json-bytes.js';
-import { isLifted } from '../src/store/lifted.js';
-import { deriveFields, type SpanFields } from '../src/store/span-fields.js';
-import { nsToTimestamp, stageSpans } from '../src/store/stage.js';
-import { writeRollupRow, writeSessionRow } from '../src/store/staged-rows.js';
+import { clampDurationNs, clampTimeNs } from '../src/store/common/index.js';
+import { isLifted } from '../src/store/duckdb/lifted.js';
+import { computeDeltas } from '../src/store/duckdb/write/deltas.js';
+import { JsonBytes, objectWriter } from '../src/store/duckdb/write/json-bytes.js';
+import { deriveFields, type SpanFields } from '../src/store/duckdb/write/span-fields.js';
+import { StageBytes, stageSpans } from '../src/store/duckdb/write/stage.js';
+import { ROLLUP_ROW, SESSION_ROW } from '../src/store/duckdb/write/staged-rows.js';
 import { hexId, makeToolSpan } from './span-fixtures.js';
 
 // The staging file is written byte by byte; it must be exactly what JSON.stringify of the row
@@ -31,6 +31,14 @@ const LIFTED: [string, keyof SpanFields][] = [
   ['loopguard.outcome', 'outcome'],
   ['error.type', 'errorType'],
 ];
+
+/** Epoch nanoseconds as a DuckDB TIMESTAMP_NS literal (UTC), clamped to the column's range. */
+function nsToTimestamp(ns: bigint): string {
+  const clamped = clampTimeNs(ns);
+  const iso = new Date(Number(clamped / 1_000_000_000n) * 1000).toISOString();
+  const nanos = (clamped % 1_000_000_000n).toString().padStart(9, '0');
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${nanos}`;
+}
 
 /** The attributes whose typed field holds them exactly (the definition of the mask). */
 function referenceMask(attributes: Record<string, string>, f: SpanFields): number {
@@ -158,7 +166,7 @@ describe('staged NDJSON bytes', () => {
   it('are what JSON.stringify of each line object and UTF-8 give, odd strings included', () => {
     const spans = oddSpans();
     const { fields } = computeDeltas(spans);
-    const out = new JsonBytes();
+    const out = new StageBytes();
     const longest = stageSpans(out, spans, fields);
     const lines = spans.map((s, i) => referenceLine(s, fields[i]!));
     const expected = Buffer.from(lines.join('\n'), 'utf8');
@@ -176,7 +184,7 @@ describe('staged NDJSON bytes', () => {
   it('grow past the first buffer and start over after reset', () => {
     const spans = Array.from({ length: 300 }, () => makeToolSpan({ args: 'y'.repeat(900) }));
     const { fields } = computeDeltas(spans);
-    const out = new JsonBytes();
+    const out = new StageBytes();
     stageSpans(out, spans, fields);
     const expected = spans.map((s, i) => referenceLine(s, fields[i]!)).join('\n');
     expect(out.bytes().toString('utf8')).toBe(expected);
@@ -198,8 +206,8 @@ describe('staged NDJSON bytes', () => {
       return s;
     });
     const { fields } = computeDeltas(spans);
-    const one = new JsonBytes();
-    const two = new JsonBytes();
+    const one = new StageBytes();
+    const two = new StageBytes();
     // two writers taking turns, each on other spans: neither may copy what the other wrote
     for (const [from, to] of [
       [0, 40],
@@ -261,12 +269,12 @@ describe('staged NDJSON bytes', () => {
     const out = new JsonBytes();
     for (const row of deltas.rollup) {
       out.reset();
-      writeRollupRow(out, row);
+      ROLLUP_ROW.write(out, row);
       expect(out.bytes().toString('utf8')).toBe(JSON.stringify(row));
     }
     for (const row of deltas.sessionRollup) {
       out.reset();
-      writeSessionRow(out, row);
+      SESSION_ROW.write(out, row);
       expect(out.bytes().toString('utf8')).toBe(JSON.stringify(row));
     }
   });
@@ -296,7 +304,8 @@ describe('staged NDJSON bytes', () => {
     ];
     for (const row of rows) {
       out.reset();
-      rowWriter<Record<string, unknown>>(Object.keys(row))(out, row);
+      const members = Object.keys(row).map((key) => ({ key, field: key }));
+      objectWriter<JsonBytes, [Record<string, unknown>]>(members)(out, row);
       expect(out.bytes().toString('utf8')).toBe(JSON.stringify(row));
     }
   });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../src/store/types.js';
+import type { Store } from '../src/store/index.js';
 import { hexId, makeLoop, makePlainSpan, makeToolSpan } from './span-fixtures.js';
 import { describeDedupConformance } from './store-dedup-conformance.js';
 import { describeFidelityConformance } from './store-fidelity-conformance.js';

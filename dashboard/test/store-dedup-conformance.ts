@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { QueryFilter } from '../src/api/types.js';
 import type { SpanRecord } from '../src/otlp/span.js';
-import type { QueryFilter, Store } from '../src/store/types.js';
+import type { Store } from '../src/store/index.js';
 import { makeLoop, makePlainSpan, makeToolSpan } from './span-fixtures.js';
 import { ALL, MIN, T0 } from './store-seed.js';
 

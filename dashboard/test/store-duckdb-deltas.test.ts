@@ -6,16 +6,16 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../src/otlp/span.js';
-import { openDuckDbStore } from '../src/store/duckdb.js';
-import { DELTA_ROWS_SQL } from '../src/store/duckdb-deltas.js';
-import type { Store } from '../src/store/types.js';
+import { DELTA_ROWS_SQL } from '../src/store/duckdb/rollups/deltas.js';
+import type { Store } from '../src/store/index.js';
+import { openDuckDbStore } from '../src/store/index.js';
 import { answersDigest, storeAnswers } from './helpers/store-answers.js';
 import { OLD_FILE_SPANS } from './helpers/write-old-file.js';
 import { agentSpans, fileReader, HOUR, MIN, T0 } from './hotspot-fixtures.js';
 import { describeStoreConformance } from './store-conformance.js';
 
 // The rollups and counters are appended as delta rows and compacted into the main tables later
-// (duckdb-deltas.ts, duckdb-compaction.ts); every answer must be the same either way.
+// (duckdb/rollups/deltas.ts, compaction.ts); every answer must be the same either way.
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-deltas-'));
 let n = 0;

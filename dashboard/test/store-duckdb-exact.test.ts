@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDbStore } from '../src/store/duckdb.js';
-import { exactPage } from '../src/store/duckdb-hotspot-exact.js';
-import type { PageRequest, QueryFilter } from '../src/store/types.js';
+import type { PageRequest, QueryFilter } from '../src/api/types.js';
+import { exactPage } from '../src/store/duckdb/read/hotspots/exact.js';
+import { openDuckDbStore } from '../src/store/index.js';
 import {
   comparable,
   filters,

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDuckDbStore } from '../src/store/duckdb.js';
-import { HOTSPOT_SORTS } from '../src/store/paging.js';
-import type { Hotspot, Store } from '../src/store/types.js';
+import type { Hotspot } from '../src/api/types.js';
+import type { Store } from '../src/store/index.js';
+import { HOTSPOT_SORTS, openDuckDbStore } from '../src/store/index.js';
 import { makeToolSpan, T0 } from './store-conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-keys-'));

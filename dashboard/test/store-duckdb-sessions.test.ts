@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDbStore } from '../src/store/duckdb.js';
+import { openDuckDbStore } from '../src/store/index.js';
 import { filters, pages, ranges, writeAgentStore } from './hotspot-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-sessions-'));

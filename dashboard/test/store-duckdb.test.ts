@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDuckDbStore } from '../src/store/duckdb.js';
-import { SCHEMA_SQL } from '../src/store/duckdb-schema.js';
+import { SCHEMA_SQL } from '../src/store/duckdb/schema.js';
+import { openDuckDbStore } from '../src/store/index.js';
 import { describeStoreConformance, makeToolSpan, T0 } from './store-conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-duckdb-'));

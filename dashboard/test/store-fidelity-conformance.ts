@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { QueryFilter, Store } from '../src/store/types.js';
+import type { QueryFilter } from '../src/api/types.js';
+import type { Store } from '../src/store/index.js';
 import { hexId, makeToolSpan } from './span-fixtures.js';
 
 const T0 = Date.UTC(2026, 0, 1);

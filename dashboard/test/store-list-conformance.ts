@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HOTSPOT_SORTS } from '../src/store/paging.js';
-import type { Hotspot, QueryFilter, Store } from '../src/store/types.js';
+import type { Hotspot, QueryFilter } from '../src/api/types.js';
+import type { Store } from '../src/store/index.js';
+import { HOTSPOT_SORTS } from '../src/store/index.js';
 import { makeToolSpan } from './span-fixtures.js';
 import { ALL as all, MIN, seedStore, T0 } from './store-seed.js';
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Hotspot, Page, PageRequest, QueryFilter, Store } from '../src/store/types.js';
+import type { Hotspot, Page, PageRequest, QueryFilter } from '../src/api/types.js';
+import type { Store } from '../src/store/index.js';
 import { makeToolSpan } from './span-fixtures.js';
 
 const T0 = Date.UTC(2026, 0, 1);

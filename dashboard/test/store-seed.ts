@@ -1,4 +1,5 @@
-import type { QueryFilter, Store } from '../src/store/types.js';
+import type { QueryFilter } from '../src/api/types.js';
+import type { Store } from '../src/store/index.js';
 import { makeLoop, makePlainSpan, makeToolSpan } from './span-fixtures.js';
 
 /** Base time of the fixtures: 2026-01-01T00:00:00Z. */

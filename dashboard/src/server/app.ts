@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { apiRoutes } from './api.js';
+import { apiRoutes } from '../api/index.js';
 import { quietRepeats } from './error-log.js';
 import { HttpError, methodNotAllowed } from './errors.js';
 import { hostGuard, originGuard } from './host-guard.js';

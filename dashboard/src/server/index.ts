@@ -1,8 +1,4 @@
-export type { SpanRecord } from '../otlp/index.js';
-export { DEFAULT_DB_PATH, openDuckDbStore } from '../store/duckdb.js';
 export type {
-  CounterSnapshot,
-  DuckDbStoreOptions,
   Hotspot,
   LoopAction,
   Page,
@@ -12,11 +8,14 @@ export type {
   SeriesPoint,
   SessionDetail,
   SessionRow,
-  Store,
+  SpanEventRow,
   Summary,
   TimelineCall,
   TraceSpan,
-} from '../store/types.js';
+} from '../api/index.js';
+export type { SpanRecord } from '../otlp/span.js';
+export type { CounterSnapshot, DuckDbStoreOptions, Store } from '../store/index.js';
+export { DEFAULT_DB_PATH, openDuckDbStore } from '../store/index.js';
 export { createApp } from './app.js';
 export { parseDashboardArgs } from './dashboard-args.js';
 export { startDashboard } from './start.js';

@@ -10,7 +10,7 @@ import {
   ProtobufDecoder,
   rejectionMessage,
 } from '../otlp/index.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/index.js';
 import { type BodyLimits, readBody } from './body.js';
 import { HttpError, methodNotAllowed } from './errors.js';
 import type { InsertHealth } from './insert-health.js';

@@ -1,5 +1,5 @@
 import { REJECT_REASONS } from '../otlp/index.js';
-import type { CounterSnapshot } from '../store/types.js';
+import type { CounterSnapshot } from '../store/index.js';
 
 /** Content-Type of the Prometheus text exposition format. */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

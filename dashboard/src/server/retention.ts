@@ -1,4 +1,4 @@
-import { parseDuration } from './api-params.js';
+import { parseDuration } from '../api/index.js';
 
 /** Shortest retention accepted: anything shorter would delete spans almost as they arrive. */
 export const MIN_RETENTION_MS = 60_000;

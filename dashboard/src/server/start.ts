@@ -1,6 +1,11 @@
 import { type ServerType, serve } from '@hono/node-server';
-import { DEFAULT_DB_PATH, openDuckDbStore } from '../store/duckdb.js';
-import type { DuckDbStoreOptions, Store } from '../store/types.js';
+import {
+  createClickHouseStore,
+  DEFAULT_DB_PATH,
+  type DuckDbStoreOptions,
+  openDuckDbStore,
+  type Store,
+} from '../store/index.js';
 import { createApp } from './app.js';
 import { isLoopbackName, parseHostList, resolveAllowedHosts } from './host-guard.js';
 import { parseRetention } from './retention.js';
@@ -12,8 +17,7 @@ async function openStore(o: DashboardOptions): Promise<{ store: Store; owned: bo
   if (url && !/^duckdb:/i.test(url)) {
     if (o.createStore) return { store: await o.createStore(url), owned: true };
     if (/^clickhouses?:\/\//i.test(url)) {
-      // loaded on demand: DuckDB-only installs never load the ClickHouse client
-      const { createClickHouseStore } = await import('../store/clickhouse.js');
+      // createClickHouseStore loads the ClickHouse client on demand: DuckDB-only installs never do
       return { store: await createClickHouseStore({ url }), owned: true };
     }
     throw new Error(`unsupported --store "${url}": use duckdb:<path> or clickhouse://host:8123/db`);

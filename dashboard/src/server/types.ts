@@ -1,4 +1,4 @@
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/index.js';
 
 /** Options of the dashboard's Hono app. */
 export interface AppOptions {

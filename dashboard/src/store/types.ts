@@ -1,143 +1,18 @@
+import type {
+  Hotspot,
+  Page,
+  PageRequest,
+  QueryFilter,
+  Series,
+  SessionDetail,
+  SessionRow,
+  Summary,
+  TraceSpan,
+} from '../api/types.js';
 import type { SpanRecord } from '../otlp/span.js';
-/**
- * The store interface every backend (DuckDB embedded, ClickHouse at scale) implements, and
- * the row shapes the JSON API returns. The server and the UI meet only through these shapes.
- * Times in API rows are epoch milliseconds; span times in records are nanoseconds (bigint).
- */
 
-/** The strongest loopguard action of a call (contract section 2). */
-export type LoopAction = 'allow' | 'nudge' | 'warn' | 'block' | 'halt';
-
-/** Time range and filters shared by every query. `from`/`to` are epoch ms, `to` exclusive. */
-export interface QueryFilter {
-  from: number;
-  to: number;
-  service?: string;
-  tool?: string;
-  /** Only calls whose loopguard.action is this one. */
-  action?: LoopAction;
-  signature?: string;
-  /** Free-text match on scope / signature / tool. */
-  search?: string;
-}
-
-/** Paging and sorting of list queries. */
-export interface PageRequest {
-  limit?: number; // default 50, max 500
-  offset?: number;
-  sort?: string; // a column name of the row type
-  order?: 'asc' | 'desc';
-}
-
-/** One page of rows. */
-export interface Page<T> {
-  rows: T[];
-  total: number;
-}
-
-/** Totals for a time range. `loopShare` = non-allow calls / calls (0 when no calls). */
-export interface Summary {
-  spans: number;
-  calls: number;
-  nudges: number;
-  warns: number;
-  blocks: number;
-  halts: number;
-  sessions: number;
-  loopShare: number;
-}
-
-/** One repeated signature, aggregated. */
-export interface Hotspot {
-  service: string;
-  tool: string;
-  signature: string;
-  calls: number;
-  longestStreak: number;
-  nudges: number;
-  warns: number;
-  blocks: number;
-  halts: number;
-  sessions: number;
-  /** Seconds spent in calls that were repeats (loopguard.count > 1). */
-  repeatSeconds: number;
-  firstSeen: number;
-  lastSeen: number;
-  /** gen_ai.tool.call.arguments of one call, when captured. */
-  sampleArgs?: string;
-}
-
-/** One scope (agent run / conversation), aggregated. */
-export interface SessionRow {
-  scope: string;
-  service: string;
-  conversationId?: string;
-  calls: number;
-  longestStreak: number;
-  worstAction: LoopAction;
-  halted: boolean;
-  nudges: number;
-  warns: number;
-  blocks: number;
-  start: number;
-  end: number;
-}
-
-/** One tool call on a session timeline. */
-export interface TimelineCall {
-  traceId: string;
-  spanId: string;
-  time: number;
-  durationMs: number;
-  tool: string;
-  signature: string;
-  action: LoopAction;
-  axis?: string;
-  streak: number;
-  count: number;
-  level?: number;
-  outcome: 'ok' | 'error' | 'blocked';
-  events: { time: number; name: string; attributes: Record<string, string> }[];
-  attributes: Record<string, string>;
-}
-
-/** A session and its calls in time order. */
-export interface SessionDetail {
-  session: SessionRow;
-  calls: TimelineCall[];
-}
-
-/** Decisions per time bucket, for the stacked chart. */
-export interface SeriesPoint {
-  t: number;
-  allow: number;
-  nudge: number;
-  warn: number;
-  block: number;
-  halt: number;
-}
-
-/** The decisions-over-time series of a range. */
-export interface Series {
-  bucketMs: number;
-  points: SeriesPoint[];
-}
-
-/** A span of a trace, for the trace view. */
-export interface TraceSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  kind: string;
-  serviceName: string;
-  start: number;
-  durationMs: number;
-  statusCode: string;
-  statusMessage: string;
-  attributes: Record<string, string>;
-  events: { time: number; name: string; attributes: Record<string, string> }[];
-}
+// The store interface every backend (DuckDB embedded, ClickHouse at scale) implements; it answers
+// with the JSON API's rows (api/types.ts). Span times in records are nanoseconds (bigint).
 
 /** Monotonic counters behind `/metrics` (contract section 4); they survive restarts and retention. */
 export interface CounterSnapshot {
@@ -176,32 +51,4 @@ export interface Store {
   facets(filter: QueryFilter): Promise<{ services: string[]; tools: string[] }>;
   /** Idempotent. */
   close(): Promise<void>;
-}
-
-/** Options of the embedded DuckDB store. */
-export interface DuckDbStoreOptions {
-  /** Database file; `:memory:` for a throw-away store. Default `.loopguard/loopguard.duckdb`. */
-  path?: string;
-  /** Most spans committed in one grouped transaction. Default 50 000. */
-  maxBatchSpans?: number;
-  /**
-   * How many keys of recently committed spans the duplicate check keeps in memory (16 bytes
-   * each, in two generations of this size). Default 524 288.
-   */
-  recentKeys?: number;
-  /**
-   * Rollup and counter rows appended since the last compaction (one per hour, hotspot or session
-   * and counter a transaction touched) at which the store folds them into its main tables; readers
-   * add the rows waiting, so a lower value makes reads cheaper and compaction more frequent.
-   * Default 32 768.
-   */
-  compactAfterRows?: number;
-  /** Milliseconds without a commit after which the rows waiting are compacted. Default 1 000. */
-  compactWhenIdleMs?: number;
-  /**
-   * Grouped transactions of at least this many spans upsert their rollup and counter rows into
-   * the main tables at once instead of appending delta rows (their upserts cost little per span,
-   * and compaction would redo the work). Default 8 192.
-   */
-  foldFromSpans?: number;
 }

@@ -1,4 +1,4 @@
-import type { Series, SeriesPoint } from '../store/types.js';
+import type { Series, SeriesPoint } from '../api/types.js';
 
 /** Most buckets drawn: missing ones are filled in up to this many points. */
 export const MAX_GRID_POINTS = 2000;

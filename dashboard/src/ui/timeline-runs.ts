@@ -1,4 +1,4 @@
-import type { LoopAction, TimelineCall } from '../store/types.js';
+import type { LoopAction, TimelineCall } from '../api/types.js';
 
 const RANK: Record<LoopAction, number> = { allow: 0, nudge: 1, warn: 2, block: 3, halt: 4 };
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp } from '../../src/server/app.js';
-import { openDuckDbStore } from '../../src/store/duckdb.js';
-import type { Store } from '../../src/store/types.js';
+import type { Store } from '../../src/store/index.js';
+import { openDuckDbStore } from '../../src/store/index.js';
 
 /** Content-Type header of OTLP/HTTP protobuf. */
 export const PROTO = { 'content-type': 'application/x-protobuf' };

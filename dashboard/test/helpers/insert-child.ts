@@ -1,7 +1,7 @@
 // Child process for the crash tests: inserts the first <n> agent spans into a DuckDB store in
 // batches of 400 (compacting when idle for <idle ms>), waits <sleep ms>, prints `committed`, then
 // waits to be killed (no close, which would compact).
-import { openDuckDbStore } from '../../src/store/duckdb.js';
+import { openDuckDbStore } from '../../src/store/index.js';
 import { agentSpans } from '../hotspot-fixtures.js';
 
 const [path, count, idle, sleep] = process.argv.slice(2);

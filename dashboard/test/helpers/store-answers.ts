@@ -2,7 +2,8 @@
 // filters, ranges and pages; session lists; summaries; counters), as one comparable value: two
 // stores that hold the same spans must give equal answers, compacted or not.
 import { createHash } from 'node:crypto';
-import type { QueryFilter, Store } from '../../src/store/types.js';
+import type { QueryFilter } from '../../src/api/types.js';
+import type { Store } from '../../src/store/index.js';
 import { comparable, filters, HOUR, MIN, ranges, T0 } from '../hotspot-fixtures.js';
 
 /** Hotspot sorts: the totals' fast path (descending counts), exact orders, sessions and names. */

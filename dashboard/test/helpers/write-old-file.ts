@@ -4,7 +4,7 @@
 //   node --import tsx dashboard/test/helpers/write-old-file.ts <that build's dashboard/dist> <dir>
 // writes <dir>/main-57c90d9.duckdb (gzip it into dashboard/test/fixtures/).
 import { join } from 'node:path';
-import type { Store } from '../../src/store/types.js';
+import type { Store } from '../../src/store/index.js';
 import { agentSpans } from '../hotspot-fixtures.js';
 import { answersDigest, storeAnswers } from './store-answers.js';
 

@@ -3,7 +3,7 @@ import { type Attributes, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { LoopAction } from '../../src/store/types.js';
+import type { LoopAction } from '../../src/api/types.js';
 
 /** An attribute value that would run script if it were ever rendered as HTML. */
 export const XSS_VALUE = '<img src=x onerror="window.__xss=1">';

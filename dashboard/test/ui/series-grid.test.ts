@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SeriesPoint } from '../../src/store/types.js';
+import type { SeriesPoint } from '../../src/api/types.js';
 import { gridSeries, MAX_GRID_POINTS } from '../../src/ui/series-grid.js';
 
 const B = 900_000;

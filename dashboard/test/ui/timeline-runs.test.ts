@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LoopAction, TimelineCall } from '../../src/store/types.js';
+import type { LoopAction, TimelineCall } from '../../src/api/types.js';
 import { groupRuns } from '../../src/ui/timeline-runs.js';
 
 function call(signature: string, action: LoopAction, streak: number, time: number): TimelineCall {

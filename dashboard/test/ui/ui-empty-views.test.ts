@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionDetail } from '../../src/api/types.js';
 import type { RunningDashboard } from '../../src/server/index.js';
-import type { SessionDetail } from '../../src/store/types.js';
 import { closeUiSession, openRoute, startUiSession } from './harness.js';
 import { SESSIONS } from './seed.js';
 

@@ -1,5 +1,5 @@
 -- The loopguard fields of every otel_traces row, read from the exporter's maps (contract section 2).
--- Same rules as span-fields.ts: a call is an execute_tool span or one with a loopguard.signature;
+-- Same rules as duckdb/write/span-fields.ts: a call is an execute_tool span or one with a loopguard.signature;
 -- a call without loopguard.action is `allow`; the scope falls back to gen_ai.conversation.id.
 -- Inlined as {{derive}} into the materialized views and the store's queries.
 SELECT
@@ -26,7 +26,7 @@ SELECT
         SpanAttributes['gen_ai.conversation.id']) AS LoopScope,
     SpanAttributes['gen_ai.conversation.id'] AS ConversationId,
     SpanAttributes['gen_ai.tool.call.arguments'] AS ToolArgs,
-    -- Integers as span-fields.ts reads them (parseInt, then 0 outside int32): the leading decimal
+    -- Integers as duckdb/write/span-fields.ts reads them (parseInt, then 0 outside int32): the leading decimal
     -- digits after whitespace and a sign; the regular expression only for values that are not plain.
     arrayMap(v -> if(toInt32OrZero(v) != 0 OR v IN ('', '0'), toInt32OrZero(v),
             toInt32OrZero(extract(v, '^[\\s\\x{00A0}\\x{FEFF}\\x{2028}\\x{2029}\\x{000B}\\p{Zs}]*([+-]?[0-9]+)'))),

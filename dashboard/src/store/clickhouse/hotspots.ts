@@ -1,9 +1,8 @@
-import { HOTSPOT_SORTS, normalizePage } from '../paging.js';
-import { hotspotRow } from '../rows.js';
-import type { Hotspot, Page, PageRequest, QueryFilter } from '../types.js';
+import type { Hotspot, Page, PageRequest, QueryFilter } from '../../api/types.js';
+import { HOTSPOT_SORTS, hotspotRow, normalizePage, toNumber } from '../common/index.js';
 import type { SqlParams } from './executor.js';
 import { rollupView } from './schema.js';
-import { num, rawConditions, rollupRows, type Source, where, wholeMinutes } from './sql.js';
+import { rawConditions, rollupRows, type Source, where, wholeMinutes } from './sql.js';
 
 const ORDER_TAIL = 'calls DESC, signature, service, tool';
 
@@ -53,7 +52,7 @@ export function hotspotsSql(
 ): { from: string; columns: string; table?: string } {
   const span = src.rollups && !filter.search ? wholeMinutes(filter) : undefined;
   if (span) {
-    const view = { ...rollupView('loopguard_hotspots_1m'), keyHash: KEY_HASH };
+    const view = { ...rollupView(src.views, 'loopguard_hotspots_1m'), keyHash: KEY_HASH };
     const r = rollupRows(view, filter, span, params, ['tool', 'action', 'signature']);
     return { from: r.rows, table: r.table, columns: ROLLUP_COLUMNS };
   }
@@ -102,7 +101,7 @@ async function twoPassPage(
     params,
   );
   if (keys.length > PAGE_KEYS_MAX) return undefined;
-  const total = keys.length ? num(keys[0]?.total) : 0;
+  const total = keys.length ? toNumber(keys[0]?.total) : 0;
   if (keys.length <= p.offset) return { total, rows: [] };
   const rows = await src.exec.query(
     `SELECT ${q.columns} FROM ${q.from} WHERE KeyHash IN {keys:Array(UInt64)}
@@ -127,7 +126,7 @@ export async function queryHotspots(
   const tail = `ORDER BY ${p.sort} ${p.order}, ${ORDER_TAIL} LIMIT ${p.limit} OFFSET ${p.offset}`;
   if (q.table) {
     const [c] = await src.exec.query(`SELECT count() AS n FROM ${q.table}`, params);
-    if (num(c?.n) >= (src.twoPassRows ?? TWO_PASS_ROWS)) {
+    if (toNumber(c?.n) >= (src.twoPassRows ?? TWO_PASS_ROWS)) {
       const paged = await twoPassPage(src, q, params, p, tail);
       if (paged) return paged;
     }
@@ -137,13 +136,13 @@ export async function queryHotspots(
     GROUP BY service, tool, signature ${tail}`,
     params,
   );
-  let total = rows.length ? num(rows[0]?.total) : 0;
+  let total = rows.length ? toNumber(rows[0]?.total) : 0;
   if (!rows.length && p.offset > 0) {
     const [c] = await src.exec.query(
       `SELECT count() AS n FROM (SELECT 1 FROM ${q.from} GROUP BY ServiceName, ToolName, Signature)`,
       params,
     );
-    total = num(c?.n);
+    total = toNumber(c?.n);
   }
   return { total, rows: rows.map((r) => hotspotRow(r)) };
 }

@@ -1,17 +1,8 @@
-import { normalizePage, SESSION_SORTS } from '../paging.js';
-import { sessionRow } from '../rows.js';
-import type { LoopAction, Page, PageRequest, QueryFilter, SessionRow } from '../types.js';
+import type { LoopAction, Page, PageRequest, QueryFilter, SessionRow } from '../../api/types.js';
+import { normalizePage, SESSION_SORTS, sessionRow, toNumber } from '../common/index.js';
 import type { SqlParams } from './executor.js';
 import { rollupView } from './schema.js';
-import {
-  num,
-  rawConditions,
-  rollupRows,
-  SEARCH_SQL,
-  type Source,
-  where,
-  wholeMinutes,
-} from './sql.js';
+import { rawConditions, rollupRows, SEARCH_SQL, type Source, where, wholeMinutes } from './sql.js';
 
 /** Aggregate columns of a session over raw derived rows. */
 export const RAW_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
@@ -47,14 +38,20 @@ export async function rollupSessionCount(
     src.rollups && !filter.search && !filter.signature ? wholeMinutes(filter) : undefined;
   if (!span) return undefined;
   const params: SqlParams = {};
-  const { rows } = rollupRows(rollupView('loopguard_sessions_1m'), filter, span, params, ['tool']);
+  const { rows } = rollupRows(
+    rollupView(src.views, 'loopguard_sessions_1m'),
+    filter,
+    span,
+    params,
+    ['tool'],
+  );
   // a row is one scope's calls of one tool in one minute: it has the action's calls or not
   const conds = ["LoopScope != ''", ...(filter.action ? [actionCalls(filter.action, '')] : [])];
   const [row] = await src.exec.query(
     `SELECT uniqExact(LoopScope) AS n FROM ${rows} ${where(conds)}`,
     params,
   );
-  return num(row?.n);
+  return toNumber(row?.n);
 }
 
 /** The FROM/GROUP/HAVING of the sessions query, raw or from the minute rollup. */
@@ -67,9 +64,13 @@ export function sessionsSql(
   const span =
     src.rollups && !filter.search && !filter.signature ? wholeMinutes(filter) : undefined;
   if (span) {
-    const { rows } = rollupRows(rollupView('loopguard_sessions_1m'), filter, span, params, [
-      'tool',
-    ]);
+    const { rows } = rollupRows(
+      rollupView(src.views, 'loopguard_sessions_1m'),
+      filter,
+      span,
+      params,
+      ['tool'],
+    );
     if (filter.action) having.push(actionCalls(filter.action, 'sum'));
     return {
       rollup: true,
@@ -125,10 +126,10 @@ export async function querySessions(
     ORDER BY ${sort} ${p.order}, scope LIMIT ${p.limit} OFFSET ${p.offset}`,
     params,
   );
-  let total = rows.length ? num(rows[0]?.total) : 0;
+  let total = rows.length ? toNumber(rows[0]?.total) : 0;
   if (!rows.length && p.offset > 0) {
     const [c] = await src.exec.query(`SELECT count() AS n FROM (SELECT 1 FROM ${q.body})`, params);
-    total = num(c?.n);
+    total = toNumber(c?.n);
   }
   return { total, rows: rows.map(sessionRow) };
 }

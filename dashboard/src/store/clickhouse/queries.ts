@@ -1,17 +1,18 @@
-import { counterSnapshot } from '../counter-snapshot.js';
-import { timelinePage } from '../paging.js';
-import { seriesFromRows, sessionRow, summaryRow, timelineCall, traceSpan } from '../rows.js';
-import type {
-  CounterSnapshot,
-  QueryFilter,
-  Series,
-  SessionDetail,
-  Summary,
-  TraceSpan,
-} from '../types.js';
+import type { QueryFilter, Series, SessionDetail, Summary, TraceSpan } from '../../api/types.js';
+import {
+  counterSnapshot,
+  seriesFromRows,
+  sessionRow,
+  summaryRow,
+  timelineCall,
+  timelinePage,
+  toNumber,
+  traceSpan,
+} from '../common/index.js';
+import type { CounterSnapshot } from '../types.js';
 import type { SqlParams } from './executor.js';
 import { RAW_SESSION_COLUMNS, rollupSessionCount } from './lists.js';
-import { defined, events, num, rawConditions, type Source, timeBound, where } from './sql.js';
+import { defined, events, rawConditions, type Source, timeBound, where } from './sql.js';
 
 /** Totals of a range: spans of any kind, then calls by action and distinct sessions. */
 export async function querySummary(src: Source, filter: QueryFilter): Promise<Summary> {
@@ -67,8 +68,8 @@ export async function querySession(
     // every call lies in [start, end] and in one of the scope's services (loopguard_calls says
     // which): otel_traces, sorted by service first, is read there only
     const bounds = defined([
-      timeBound('>=', num(head.start), 'first', params),
-      timeBound('<', num(head.end) + 1, 'last', params),
+      timeBound('>=', toNumber(head.start), 'first', params),
+      timeBound('<', toNumber(head.end) + 1, 'last', params),
     ]);
     const services = `ServiceName IN (SELECT ServiceName FROM ${src.calls} ${clause})`;
     spans = where([...conds, 'LoopScope = {scope:String}', ...bounds, services]);
@@ -146,5 +147,5 @@ export async function queryCounters(src: Source): Promise<CounterSnapshot> {
   const halted = await src.exec.query(
     'SELECT Service AS service, uniqExact(Scope) AS n FROM loopguard_halted_scopes GROUP BY Service ORDER BY Service',
   );
-  return counterSnapshot(rows, halted, 'v', num);
+  return counterSnapshot(rows, halted, 'v');
 }

@@ -1,5 +1,5 @@
-import type { SpanRecord } from '../../otlp/index.js';
-import { clampDurationNs, clampTimeNs } from '../column-ranges.js';
+import type { SpanRecord } from '../../otlp/span.js';
+import { clampDurationNs, clampTimeNs } from '../common/index.js';
 
 /**
  * Epoch nanoseconds as the decimal seconds text ClickHouse parses exactly into DateTime64(9).

@@ -65,11 +65,8 @@ export function rollupViews(): RollupView[] {
   return out;
 }
 
-let views: RollupView[] | undefined;
-
-/** The view of rollups.sql filling `target`. */
-export function rollupView(target: string): RollupView {
-  views ??= rollupViews();
+/** The view of `views` (rollups.sql's) filling `target`. */
+export function rollupView(views: readonly RollupView[], target: string): RollupView {
   const v = views.find((r) => r.target === target);
   if (!v) throw new Error(`rollups.sql has no view into ${target}`);
   return v;

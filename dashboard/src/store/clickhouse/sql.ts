@@ -1,14 +1,7 @@
-import { MAX_TIME_NS } from '../column-ranges.js';
-import type { QueryFilter } from '../types.js';
+import type { QueryFilter, SpanEventRow } from '../../api/types.js';
+import { MAX_TIME_NS, toNumber } from '../common/index.js';
 import type { SqlExecutor, SqlParams } from './executor.js';
-import { CALLS, deriveSql } from './schema.js';
-
-/** A number from a JSONEachRow value (64-bit integers arrive quoted from a server). */
-export function num(value: unknown): number {
-  if (typeof value === 'number') return value;
-  if (value === null || value === undefined || value === '') return 0;
-  return Number(value);
-}
+import { CALLS, deriveSql, type RollupView, rollupViews } from './schema.js';
 
 /** Where the store reads spans and calls from. */
 export interface Source {
@@ -22,6 +15,8 @@ export interface Source {
   calls: string;
   /** Whether minute rollups (and loopguard_calls) may answer. */
   rollups: boolean;
+  /** The materialized views of rollups.sql. */
+  views: readonly RollupView[];
   /** Fewest rollup rows a hotspot page is chosen over by KeyHash first (default TWO_PASS_ROWS). */
   twoPassRows?: number;
 }
@@ -30,9 +25,10 @@ export interface Source {
 export function makeSource(exec: SqlExecutor, rollups = true, twoPassRows?: number): Source {
   const derived = `(${deriveSql()})`;
   const calls = rollups ? `(${CALLS_DERIVED})` : derived;
+  const views = rollupViews();
   return twoPassRows === undefined
-    ? { exec, derived, calls, rollups }
-    : { exec, derived, calls, rollups, twoPassRows };
+    ? { exec, derived, calls, rollups, views }
+    : { exec, derived, calls, rollups, views, twoPassRows };
 }
 
 /** Latest start a stored span can have, in epoch ms: every row's StartMs lies in [0, this]. */
@@ -187,11 +183,9 @@ export function rollupRows(
 }
 
 /** Events of a row (parallel arrays) as API events with ms times. */
-export function events(
-  row: Record<string, unknown>,
-): { time: number; name: string; attributes: Record<string, string> }[] {
+export function events(row: Record<string, unknown>): SpanEventRow[] {
   const times = (row.EventTimes ?? []) as unknown[];
   const names = (row.EventNames ?? []) as string[];
   const attrs = (row.EventAttributes ?? []) as Record<string, string>[];
-  return names.map((name, i) => ({ time: num(times[i]), name, attributes: attrs[i] ?? {} }));
+  return names.map((name, i) => ({ time: toNumber(times[i]), name, attributes: attrs[i] ?? {} }));
 }

@@ -1,4 +1,4 @@
-import type { LoopAction } from '../../store/types.js';
+import type { LoopAction } from '../../api/types.js';
 
 /** A colored badge naming a loopguard action (or another status word). */
 export function ActionBadge({ action, label }: { action: LoopAction; label?: string }) {

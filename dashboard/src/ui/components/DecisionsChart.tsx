@@ -2,7 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { LoopAction, Series } from '../../store/types.js';
+import type { LoopAction, Series } from '../../api/types.js';
 import { fmtBucket, fmtInt } from '../format.js';
 import { gridSeries, type SeriesGrid } from '../series-grid.js';
 

@@ -1,4 +1,4 @@
-import type { LoopAction } from '../../store/types.js';
+import type { LoopAction } from '../../api/types.js';
 import { apiUrl } from '../models/api.js';
 import { ACTIONS, action, clearFilters, search, service, tool } from '../models/filters.js';
 import { range, rangeParams } from '../models/range.js';

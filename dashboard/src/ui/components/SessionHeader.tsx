@@ -1,4 +1,4 @@
-import type { SessionRow } from '../../store/types.js';
+import type { SessionRow } from '../../api/types.js';
 import { fmtInt, fmtMs, fmtTime, plural } from '../format.js';
 import { ActionBadge } from './ActionBadge.js';
 

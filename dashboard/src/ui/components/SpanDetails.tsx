@@ -1,4 +1,4 @@
-import type { TimelineCall } from '../../store/types.js';
+import type { TimelineCall } from '../../api/types.js';
 import { fmtClockMs, fmtInt, fmtMs } from '../format.js';
 import { ActionBadge } from './ActionBadge.js';
 import { TraceView } from './TraceView.js';

@@ -1,4 +1,4 @@
-import type { Summary } from '../../store/types.js';
+import type { Summary } from '../../api/types.js';
 import { fmtCount, fmtInt, fmtPct } from '../format.js';
 
 interface Card {

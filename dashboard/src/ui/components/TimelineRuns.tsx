@@ -1,4 +1,4 @@
-import type { LoopAction, TimelineCall } from '../../store/types.js';
+import type { LoopAction, TimelineCall } from '../../api/types.js';
 import { fmtClock, fmtInt } from '../format.js';
 import type { Run } from '../timeline-runs.js';
 import { VirtualList } from './VirtualList.js';

@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import type { TraceSpan } from '../../store/types.js';
+import type { TraceSpan } from '../../api/types.js';
 import { fmtMs } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { useResource } from '../models/use-resource.js';

@@ -1,5 +1,5 @@
 import { signal } from '@preact/signals';
-import type { LoopAction } from '../../store/types.js';
+import type { LoopAction } from '../../api/types.js';
 import type { Params } from './api.js';
 import { range, rangeParams } from './range.js';
 

@@ -1,6 +1,6 @@
 import type { Signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import type { Page } from '../../store/types.js';
+import type { Page } from '../../api/types.js';
 import type { ResourceState } from './resource.js';
 
 /**

@@ -1,5 +1,5 @@
 import { signal } from '@preact/signals';
-import type { LoopAction } from '../../store/types.js';
+import type { LoopAction } from '../../api/types.js';
 import type { Route } from '../routes.js';
 import { ACTIONS, action, search, service, tool } from './filters.js';
 import {

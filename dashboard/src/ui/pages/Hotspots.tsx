@@ -1,4 +1,4 @@
-import type { Hotspot, Page } from '../../store/types.js';
+import type { Hotspot, Page } from '../../api/types.js';
 import { countOf } from '../components/ActionCount.js';
 import { Clipped, ShortTime, SignatureCode } from '../components/CellText.js';
 import { type Column, DataTable } from '../components/DataTable.js';

@@ -1,4 +1,4 @@
-import type { Hotspot, Page, Series, Summary } from '../../store/types.js';
+import type { Hotspot, Page, Series, Summary } from '../../api/types.js';
 import { DecisionsChart } from '../components/DecisionsChart.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';

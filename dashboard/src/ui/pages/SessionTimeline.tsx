@@ -1,6 +1,6 @@
 import { effect, signal } from '@preact/signals';
 import { useMemo } from 'preact/hooks';
-import type { SessionDetail } from '../../store/types.js';
+import type { SessionDetail } from '../../api/types.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager } from '../components/Pager.js';
 import { SessionHeader } from '../components/SessionHeader.js';

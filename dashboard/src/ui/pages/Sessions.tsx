@@ -1,4 +1,4 @@
-import type { Page, SessionRow } from '../../store/types.js';
+import type { Page, SessionRow } from '../../api/types.js';
 import { ActionBadge } from '../components/ActionBadge.js';
 import { countOf } from '../components/ActionCount.js';
 import { Clipped, ShortTime } from '../components/CellText.js';
