@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../src/otlp/span.js';
 import { DELTA_ROWS_SQL } from '../src/store/duckdb/rollups/deltas.js';
 import type { Store } from '../src/store/index.js';
 import { openDuckDbStore } from '../src/store/index.js';
+import { crashAfterInserting } from './helpers/crash.js';
 import { answersDigest, storeAnswers } from './helpers/store-answers.js';
 import { OLD_FILE_SPANS } from './helpers/write-old-file.js';
 import { agentSpans, fileReader, HOUR, MIN, T0 } from './hotspot-fixtures.js';
@@ -52,42 +51,6 @@ async function expectSameAnswers(got: Store, expected: Store): Promise<void> {
 }
 
 const CUTOFF = T0 + 3 * HOUR + 17 * MIN;
-
-/**
- * Runs helpers/insert-child.ts on `path` (the first `spans` agent spans, compacting after `idleMs`
- * without a commit), lets it sleep `sleepMs` after its last commit, then kills it (SIGKILL).
- */
-async function crashAfterInserting(
-  path: string,
-  spans: number,
-  o: { idleMs: number; sleepMs: number },
-): Promise<void> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      fileURLToPath(new URL('./helpers/insert-child.ts', import.meta.url)),
-      path,
-      String(spans),
-      String(o.idleMs),
-      String(o.sleepMs),
-    ],
-    { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (d: Buffer) => {
-        if (d.toString().includes('committed')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
-    });
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
 
 describe('duckdb delta rows and compaction', () => {
   it('answers the same with the rollups waiting as delta rows as compacted after every commit', async () => {

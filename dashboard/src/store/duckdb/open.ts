@@ -90,6 +90,9 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     await fillHotspotTotals(c);
     // fewer, larger checkpoints: commits only append to the WAL until it holds 256 MB
     await c.run("SET checkpoint_threshold = '256MB'");
+    // what a crashed run left in the WAL was replayed by the open: write it to the file now, or
+    // the WAL grows from crash to crash and each restart replays all of it again
+    await c.run('CHECKPOINT');
   });
   const recent = await writer.run((c) =>
     loadRecentKeys(c, options.recentKeys ?? 524_288, Date.now()),
