@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChdbExecutor } from '../../dashboard/src/store/clickhouse/chdb-executor.js';
-import type { SqlExecutor } from '../../dashboard/src/store/clickhouse/executor.js';
-import { createClickHouseStore } from '../../dashboard/src/store/clickhouse.js';
-import type { Store } from '../../dashboard/src/store/types.js';
+import {
+  createChdbExecutor,
+  createClickHouseStore,
+  type SqlExecutor,
+} from '../../dashboard/src/store/clickhouse/index.js';
+import type { Store } from '../../dashboard/src/store/index.js';
 import { makeLoop, T0 } from '../../dashboard/test/store-conformance.js';
 import { root } from '../../prometheus/test/support.js';
 
