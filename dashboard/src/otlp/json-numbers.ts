@@ -12,38 +12,22 @@ const SPECIAL_DOUBLES = new Set(['NaN', 'Infinity', '-Infinity']);
 /** Most significant digits a 64-bit value has (2^64 - 1 has 20). */
 const MAX_DIGITS = 20;
 
-/** The range of each 64-bit integer type of OTLP (fixed64 times are uint64, intValue int64). */
-export const INTEGER_RANGES = {
-  int64: [-(2n ** 63n), 2n ** 63n - 1n],
-  uint64: [0n, 2n ** 64n - 1n],
-} as const;
-
 /** True when a plain decimal string has more significant digits than a 64-bit value. */
 function tooLong(plain: string): boolean {
+  if (plain.length <= MAX_DIGITS + 1) return false;
   const start = plain.charCodeAt(0) === 45 ? 1 : 0;
-  if (plain.length - start <= MAX_DIGITS) return false;
   let first = start;
   while (first < plain.length && plain.charCodeAt(first) === 48) first++;
   return plain.length - first > MAX_DIGITS;
 }
 
 /**
- * The integer a ProtoJSON integer of `type` denotes: a JSON integer, or a decimal string that may
- * carry a fraction and exponent as long as the value is whole. Undefined when it is not an
- * integer, is outside the type's range, or has more than 20 significant digits in either form
- * (parsing a megabyte of digits into a BigInt would hold the event loop for seconds).
+ * The integer a ProtoJSON integer denotes: a JSON integer, or a decimal string that may carry a
+ * fraction and exponent as long as the value is whole. Undefined when it is not an integer, or
+ * has more than 20 significant digits in either form (no 64-bit value needs more, and parsing a
+ * megabyte of digits into a BigInt would hold the event loop for seconds).
  */
-export function parseInteger(
-  value: unknown,
-  type: keyof typeof INTEGER_RANGES,
-): bigint | undefined {
-  const n = wholeNumber(value);
-  if (n === undefined) return undefined;
-  const [min, max] = INTEGER_RANGES[type];
-  return n < min || n > max ? undefined : n;
-}
-
-function wholeNumber(value: unknown): bigint | undefined {
+export function parseInteger(value: unknown): bigint | undefined {
   if (typeof value === 'number')
     return Number.isInteger(value) && Math.abs(value) < 1e20 ? BigInt(value) : undefined;
   if (typeof value !== 'string') return undefined;

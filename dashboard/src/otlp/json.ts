@@ -46,8 +46,9 @@ function field(o: Obj, camel: string, snake?: string): unknown {
 
 function uint64(value: unknown, base: string, tail: string): bigint {
   if (value === undefined || value === null) return 0n;
-  const n = parseInteger(value, 'uint64');
-  if (n === undefined) fail(base + tail, 'expected an unsigned integer (number or decimal string)');
+  const n = parseInteger(value);
+  if (n === undefined || n < 0n)
+    fail(base + tail, 'expected an unsigned integer (number or decimal string)');
   return n;
 }
 
@@ -137,7 +138,7 @@ function kindValue(
       if (typeof x !== 'boolean') fail(kindPath(base, i, tail, name), 'expected a boolean');
       return x;
     case 'intValue': {
-      const n = parseInteger(x, 'int64');
+      const n = parseInteger(x);
       if (n === undefined)
         fail(kindPath(base, i, tail, name), 'expected an integer (number or decimal string)');
       return n;
