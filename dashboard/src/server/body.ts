@@ -10,7 +10,7 @@ import { HttpError } from './errors.js';
  * to about 35 times a body's size in memory (bench/hardening/memory.mjs), so this bounds what one
  * request may cost.
  */
-export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** How long a request body may take to arrive, whatever its rate: 60 s. */
 export const BODY_TIMEOUT_MS = 60_000;

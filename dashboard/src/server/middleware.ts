@@ -38,7 +38,7 @@ export function securityHeaders(): MiddlewareHandler {
 }
 
 /** Bytes of request bodies the ingest requests in flight may hold together: 64 MiB. */
-export const MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
+export const MAX_IN_FLIGHT_BYTES = 256 * 1024 * 1024;
 
 /**
  * What `ingestLimiter` gives the ingest route: `reserveBody(bytes)` before keeping a body chunk,
