@@ -5,10 +5,8 @@ import { createGunzip } from 'node:zlib';
 import { HttpError } from './errors.js';
 
 /**
- * Largest request body accepted, after decompression: 16 MiB (an OTLP exporter's default batch of
- * 512 spans is well under 1 MiB; a Collector's of 8 192, a few MiB). Decoding and staging cost up
- * to about 35 times a body's size in memory (bench/hardening/memory.mjs), so this bounds what one
- * request may cost.
+ * Largest request body accepted, after decompression: 64 MiB (`--max-body-bytes`). Decoding and
+ * staging cost up to about 35 times a body's size in memory (bench/hardening/memory.mjs).
  */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
