@@ -73,6 +73,9 @@ describe('OTLP/JSON numbers as ProtoJSON writes them', () => {
       ['attributes[0].value.intValue', request([span({ attrs: { n: { intValue: long } } })])],
       ['.intValue', request([span({ attrs: { n: { intValue: `-${'9'.repeat(21)}` } } })])],
       ['.intValue', request([span({ attrs: { n: { intValue: 1e25 } } })])],
+      // 21 digits without a sign: the length check allowed one sign character it did not see
+      ['.intValue', request([span({ attrs: { n: { intValue: '9'.repeat(21) } } })])],
+      ['startTimeUnixNano', request([{ ...span(), startTimeUnixNano: '9'.repeat(21) }])],
       ['startTimeUnixNano', request([{ ...span(), startTimeUnixNano: long }])],
       ['timeUnixNano', request([span({ events: [{ timeUnixNano: long, name: 'e' }] })])],
     ];

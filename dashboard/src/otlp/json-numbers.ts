@@ -14,8 +14,8 @@ const MAX_DIGITS = 20;
 
 /** True when a plain decimal string has more significant digits than a 64-bit value. */
 function tooLong(plain: string): boolean {
-  if (plain.length <= MAX_DIGITS + 1) return false;
   const start = plain.charCodeAt(0) === 45 ? 1 : 0;
+  if (plain.length - start <= MAX_DIGITS) return false;
   let first = start;
   while (first < plain.length && plain.charCodeAt(first) === 48) first++;
   return plain.length - first > MAX_DIGITS;
