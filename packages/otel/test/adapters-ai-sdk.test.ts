@@ -107,6 +107,46 @@ describe('guardAiSdkTools with generateText and a scripted model', () => {
     expect(returned.every((r) => !('loopguard' in r))).toBe(true);
   });
 
+  // A number result came back as the string "42\n\n[loopguard] …" from the third call on.
+  it('keeps number and array results as they were; the model reads the notice beside them', async () => {
+    const guard = guardWith();
+    const doubleTool = tool({
+      inputSchema: jsonSchema<{ n: number }>({
+        type: 'object',
+        properties: { n: { type: 'number' } },
+      }),
+      execute: async ({ n }) => n * 2,
+    });
+    const listTool = tool({
+      inputSchema: jsonSchema<{ dir: string }>({
+        type: 'object',
+        properties: { dir: { type: 'string' } },
+      }),
+      execute: async () => ['a.ts', 'b.ts'],
+    });
+    for (const [name, input, tools, expected] of [
+      ['double', { n: 21 }, { double: doubleTool }, 42],
+      ['ls', { dir: 'src' }, { ls: listTool }, ['a.ts', 'b.ts']],
+    ] as const) {
+      const model = loopingModel(name, input, 4);
+      const result = await generateText({
+        model,
+        prompt: 'go',
+        tools: guardAiSdkTools(tools, { guard, scope: `typed-${name}` }),
+        stopWhen: stepCountIs(6),
+      });
+      const outputs = result.steps.flatMap((s) => s.toolResults.map((r) => r.output));
+      expect(outputs).toEqual([expected, expected, expected, expected]);
+      const seen = toolResultsSeen(model.doGenerateCalls);
+      expect(seen.get('call-1')).toEqual({ type: 'json', value: expected });
+      const third = seen.get('call-3');
+      expect(third?.type).toBe('content');
+      const parts = third && third.type === 'content' ? third.value : [];
+      expect(parts[0]).toEqual({ type: 'text', text: JSON.stringify(expected) });
+      expect(parts.some((p) => p.type === 'text' && p.text.startsWith('[loopguard]'))).toBe(true);
+    }
+  });
+
   it('appends the notice to the output of a tool with its own toModelOutput', async () => {
     const guard = guardWith();
     const statusTool = tool({

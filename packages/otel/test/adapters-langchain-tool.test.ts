@@ -1,4 +1,4 @@
-import { StructuredTool } from '@langchain/core/tools';
+import { StructuredTool, tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -58,6 +58,29 @@ describe('guardLangChainTool', () => {
     expect(String(third?.content)).toContain('[loopguard]');
     expect(await original.invoke(grepArgs)).toBe('src/a.ts:1: TODO fix me');
     expect(spansOf('grep')).toHaveLength(4);
+  });
+
+  // Invoked directly, a number result came back as the text "42\n\n[loopguard] …".
+  it('invoked without a tool call, a non-text result keeps its type; in an agent the model reads the notice', async () => {
+    const guard = guardWith();
+    const double = guardLangChainTool(
+      tool(async ({ n }: { n: number }) => n * 2, {
+        name: 'double',
+        description: 'doubles n',
+        schema: z.object({ n: z.number() }),
+      }),
+      { guard, scope: 'typed' },
+    );
+    const direct: unknown[] = [];
+    for (let i = 0; i < 4; i++) direct.push(await double.invoke({ n: 21 }));
+    expect(direct).toEqual([42, 42, 42, 42]);
+    expect(spansOf('double').map((s) => s.attributes['loopguard.action'])).toContain('nudge');
+    guard.engine.resetScope('typed');
+    const agent = createAgent({ model: loopingModel('double', { n: 21 }, 3), tools: [double] });
+    const result = await agent.invoke(ask, { recursionLimit: 50 });
+    const messages = toolMessages(result.messages);
+    expect(String(messages.get('call-1')?.content)).toBe('42');
+    expect(String(messages.get('call-3')?.content)).toMatch(/^42\n\n\[loopguard\]/);
   });
 
   it('runs a StructuredTool that reads #private fields on the original instance', async () => {

@@ -111,40 +111,56 @@ function unblock(result: unknown): unknown {
   return result;
 }
 
-/**
- * AI SDK results: strings get the notice after a blank line, plain objects a `loopguard` field
- * (copies, never the original); other values follow the default adapter.
- */
-const aiSdkResultAdapter: ResultAdapter<unknown> = {
-  blocked(decision) {
-    return { [BLOCKED]: decision } satisfies Blocked;
-  },
-  appendNotice(result, notice) {
-    if (isPlainObject(result)) {
-      const previous = result[NOTICE_FIELD];
-      const text = typeof previous === 'string' ? `${previous}\n\n${notice}` : notice;
-      return { ...result, [NOTICE_FIELD]: text };
-    }
-    return noticeAsText(result, notice);
-  },
-};
+/** Results that carry a notice in their own type: text after a string, a field of a plain object. */
+function carriesNotice(result: unknown): boolean {
+  return typeof result === 'string' || isPlainObject(result);
+}
 
 /**
- * For tools with their own `toModelOutput`: keep the output, add the notice to what the model
- * reads, for every `toModelOutput` call of this call (see `CallNotices`).
+ * AI SDK results: strings get the notice after a blank line, plain objects a `loopguard` field
+ * (copies, never the original). Any other result is returned as it was, its notice kept in
+ * `notices` for the tool's `toModelOutput` when the SDK gave a call id (else only on the span).
+ * A tool with its own `toModelOutput` keeps every result as it was.
  */
-function noticeOnlyAdapter(
+function resultAdapter(
   notices: CallNotices,
-  callId: string,
+  callId: string | undefined,
   input: unknown,
+  ownOutput: boolean,
 ): ResultAdapter<unknown> {
   return {
-    blocked: aiSdkResultAdapter.blocked,
+    blocked(decision) {
+      return { [BLOCKED]: decision } satisfies Blocked;
+    },
     appendNotice(result, notice) {
-      notices.add(callId, input, notice);
+      if (!ownOutput && carriesNotice(result)) {
+        if (typeof result === 'string') return noticeAsText(result, notice);
+        const fields = result as Record<string, unknown>;
+        const previous = fields[NOTICE_FIELD];
+        const text = typeof previous === 'string' ? `${previous}\n\n${notice}` : notice;
+        return { ...fields, [NOTICE_FIELD]: text };
+      }
+      if (callId !== undefined) notices.add(callId, input, notice);
       return result;
     },
   };
+}
+
+/** What the SDK sends the model for a tool without `toModelOutput` (its own default). */
+function defaultModelOutput(output: unknown): ModelOutput {
+  return typeof output === 'string'
+    ? { type: 'text', value: output }
+    : { type: 'json', value: (output === undefined ? null : output) as never };
+}
+
+/** AI SDK 6+ calls `toModelOutput({ toolCallId, input, output })`; AI SDK 5 passes the output. */
+function isOutputCall(args: unknown): args is Parameters<ToModelOutput>[0] {
+  return (
+    isPlainObject(args) &&
+    typeof args.toolCallId === 'string' &&
+    'output' in args &&
+    'input' in args
+  );
 }
 
 function withNotice(output: ModelOutput, notice: string): ModelOutput {
@@ -180,10 +196,9 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
     const guard = options.guard ?? getGuard();
     const scope = scopeOf(name, options, execOptions);
     const callId = execOptions?.toolCallId;
-    const noticeOnly = ownToModelOutput !== undefined && callId !== undefined;
-    if (noticeOnly) notices.start(callId, input);
+    if (callId !== undefined) notices.start(callId, input);
     const adapter = cancellableBy(
-      noticeOnly ? noticeOnlyAdapter(notices, callId, input) : aiSdkResultAdapter,
+      resultAdapter(notices, callId, input, ownToModelOutput !== undefined),
       execOptions?.abortSignal,
     );
     let stream: Stream | undefined;
@@ -231,14 +246,18 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
       (execOptions) => scopeOf(name, options, execOptions),
     );
   }
-  if (ownToModelOutput) {
-    copy.toModelOutput = async (args: Parameters<ToModelOutput>[0]) => {
-      const output = await ownToModelOutput.call(original, args);
-      // Kept, not taken: streamText asks once for the step and again for the next prompt.
-      const notice = notices.get(args.toolCallId, args.input);
-      return notice === undefined ? output : withNotice(output, notice);
-    };
-  }
+  copy.toModelOutput = async (args: Parameters<ToModelOutput>[0]) => {
+    if (!isOutputCall(args)) {
+      const output: unknown = args;
+      return ownToModelOutput ? ownToModelOutput.call(original, args) : defaultModelOutput(output);
+    }
+    const output = ownToModelOutput
+      ? await ownToModelOutput.call(original, args)
+      : defaultModelOutput(args.output);
+    // Kept, not taken: streamText asks once for the step and again for the next prompt.
+    const notice = notices.get(args.toolCallId, args.input);
+    return notice === undefined ? output : withNotice(output, notice);
+  };
   Object.defineProperty(copy, GUARDED, { value: true });
   return copy;
 }
@@ -246,8 +265,10 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
 /**
  * Returns a new AI SDK tools record whose `execute` functions run through loopguard: each call
  * becomes an `execute_tool <name>` span (call id = the SDK's `toolCallId`) with a loop decision.
- * Nudges and warnings are added to the result the model reads (strings: appended text; plain
- * objects: a `loopguard` field; tools with `toModelOutput`: appended to its output). A blocked
+ * Nudges and warnings are added to the result the model reads without changing its type (strings:
+ * appended text; plain objects: a `loopguard` field; any other result, and every result of a tool
+ * with its own `toModelOutput`: returned as it was, the notice appended to what `toModelOutput`
+ * gives the model). A blocked
  * call throws `ToolCallBlockedError`, which the SDK feeds back to the model as an error result
  * (the patched SDK ends the run after that step; an unpatched one needs `loopHalted()`).
  * Streaming tools (`execute` returning an async iterable) keep their preliminary results; the

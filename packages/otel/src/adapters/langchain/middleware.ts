@@ -46,7 +46,7 @@ function middlewareFor(
   options: LangChainGuardOptions,
   alone: boolean | undefined,
 ): AgentMiddleware {
-  const adapter = langChainResultAdapter(false);
+  const adapter = langChainResultAdapter(false, true);
   const throwsErrors = (options.toolErrors ?? (alone === false ? 'throw' : 'message')) === 'throw';
   const middleware = {
     [MIDDLEWARE_BRAND]: true,

@@ -80,14 +80,20 @@ function isContentBlocks(value: unknown): value is unknown[] {
  * arrays and plain objects (a `loopguard` field). A LangGraph `Command` whose update carries one
  * ToolMessage is treated as that message (a copy of the Command gets the noticed copy); other
  * Commands pass through untouched. Graph interrupts are control flow, not failures.
+ * Any other result (a number, a Buffer) becomes its JSON text and the notice when the tool runs
+ * for a tool call, whose `ToolMessage` content LangChain makes text anyway; a tool invoked
+ * directly returns it as it was (the notice only on the span).
  */
-export function langChainResultAdapter(contentAndArtifact: boolean): ResultAdapter<unknown> {
+export function langChainResultAdapter(
+  contentAndArtifact: boolean,
+  forToolCall: boolean,
+): ResultAdapter<unknown> {
   const appendToContent = (content: unknown, notice: string): unknown => {
     if (typeof content === 'string' || isContentBlocks(content)) {
       return contentWithNotice(content as Content, notice);
     }
     if (isPlainObject(content)) return { ...content, loopguard: notice };
-    return noticeAsText(content, notice);
+    return forToolCall ? noticeAsText(content, notice) : content;
   };
   return {
     blocked(decision) {

@@ -65,7 +65,10 @@ export function guardLangChainTool<T extends LangChainToolLike>(
   copy._call = async function guardedCall(arg, runManager, config) {
     const guard = options.guard ?? getGuard();
     const adapter = cancellableBy(
-      langChainResultAdapter(tool.responseFormat === 'content_and_artifact'),
+      langChainResultAdapter(
+        tool.responseFormat === 'content_and_artifact',
+        config?.toolCall !== undefined,
+      ),
       config?.signal,
     );
     const result = await guard.traceToolCall(
