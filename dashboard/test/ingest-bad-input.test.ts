@@ -124,6 +124,19 @@ describe('ingest refuses bad input with a reason and stores nothing of it', () =
     expect(trace[0]).toMatchObject({ durationMs: 5, start: 1_700_000_000_000 });
   });
 
+  // One 60 MiB body took the server to 2 GiB (decoding and staging cost ~25x a body's size):
+  // the default limit is the Collector's OTLP/HTTP receiver's, 20 MiB.
+  it('refuses a body over 20 MiB by default, plain or inflated', async () => {
+    const over = Buffer.alloc(20 * 1024 * 1024 + 1, 32);
+    await expectError(await post(over, JSON_CT), 413, /exceeds 20971520/);
+    const gz = gzipSync(over, { level: 1 });
+    await expectError(
+      await post(gz, { ...JSON_CT, 'content-encoding': 'gzip' }),
+      413,
+      /after decompression/,
+    );
+  });
+
   it('gzip bomb: stopped at the limit while inflating', async () => {
     const bomb = gzipSync(Buffer.alloc(256 * 1024 * 1024), { level: 1 });
     expect(bomb.length).toBeLessThan(2 * 1024 * 1024);

@@ -37,8 +37,11 @@ export function securityHeaders(): MiddlewareHandler {
   };
 }
 
-/** Bytes of request bodies the ingest requests in flight may hold together: 64 MiB. */
-export const MAX_IN_FLIGHT_BYTES = 256 * 1024 * 1024;
+/**
+ * Bytes of request bodies the ingest requests in flight may hold together: 64 MiB, three bodies
+ * at the limit (each costs up to about 25 times its size in memory while it is decoded and staged).
+ */
+export const MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
 
 /**
  * What `ingestLimiter` gives the ingest route: `reserveBody(bytes)` before keeping a body chunk,

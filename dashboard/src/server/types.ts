@@ -9,14 +9,14 @@ export interface AppOptions {
   uiDir?: string;
   /** Ingest requests in flight before 429. Default 32. */
   maxInFlight?: number;
-  /** Bytes of request bodies (after decompression) the ingest requests in flight may hold before 429. Default 256 MiB. */
+  /** Bytes of request bodies (after decompression) the ingest requests in flight may hold before 429. Default 64 MiB. */
   maxInFlightBytes?: number;
   /**
    * Series each `/metrics` family shows by their own labels; the rest sum into one series whose
    * labels read `other`. Default 2000.
    */
   maxMetricSeries?: number;
-  /** Largest body after decompression. Default 64 MiB. */
+  /** Largest body after decompression. Default 20 MiB. */
   maxBodyBytes?: number;
   /** Longest time a request body may take to arrive before 408. Default 60 s. */
   bodyTimeoutMs?: number;
@@ -69,7 +69,7 @@ export interface DashboardOptions {
   maxInFlight?: number;
   /** Bytes of request bodies the ingest requests in flight may hold before 429. */
   maxInFlightBytes?: number;
-  /** Largest request body after decompression (413 beyond). Default 64 MiB. */
+  /** Largest request body after decompression (413 beyond). Default 20 MiB. */
   maxBodyBytes?: number;
 }
 

@@ -126,7 +126,7 @@ Options:
   --store URL           read a ClickHouse store (clickhouse://user:pass@host:8123/db)
                         instead of the DuckDB file
   --max-body-bytes N    largest OTLP request body after decompression (default
-                        67108864, 64 MiB; 413 beyond)
+                        20971520, 20 MiB; 413 beyond)
   -h, --help            this help
 `,
   demo: `Usage:

@@ -102,13 +102,13 @@ export function flatRow<R extends object>(columns: FlatColumns<R>): StagedShape<
 }
 
 /**
- * read_json's `maximum_object_size` for a staged file whose longest line has `longestLine` bytes
- * (its default of 16 MiB refuses longer lines; a larger buffer than needed costs time per call).
+ * read_json's `maximum_object_size` for a staged file whose longest line has `longestLine` bytes:
+ * that line and its newline, rounded up to whole MiB (its default of 16 MiB refuses longer lines;
+ * DuckDB allocates a buffer of this size, so slack costs memory as large as the line).
  */
 export function objectSize(longestLine: number): number {
-  let bufferBytes = 1 << 20;
-  while (bufferBytes <= longestLine + 1) bufferBytes *= 2;
-  return bufferBytes;
+  const MiB = 1 << 20;
+  return Math.max(1, Math.ceil((longestLine + 2) / MiB)) * MiB;
 }
 
 /**

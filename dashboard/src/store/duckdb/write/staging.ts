@@ -125,9 +125,9 @@ export function groupLoad(group: readonly StagedFiles[], fold: boolean): GroupLo
       rows += file.rows;
     }
     if (paths.length === 0) return;
-    // read_json's buffer: three times the longest line, as when lines were sized in UTF-16 units
-    // (with a buffer just above the longest line, read_json failed on a 17 MiB line)
-    statements.push(...sql(paths, longest * 3));
+    // read_json's object size: twice the longest line (with exactly the line's size, read_json
+    // failed on a file of two 17 MiB lines); it allocates that much, so no more
+    statements.push(...sql(paths, longest * 2));
     if (!fold && kind !== 'spans' && kind !== 'halted') deltaRows += rows;
   };
   const rollup =
