@@ -7,8 +7,9 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { createRequire } from 'node:module';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { NodeSDK } from '@opentelemetry/sdk-node';
 import { createGuard, setGuard } from './guard.js';
 import { LoopguardInstrumentation } from './instrumentation.js';
 
@@ -57,6 +58,25 @@ async function flushGlobal(): Promise<void> {
 
 type Warn = (message: string, error?: unknown) => void;
 
+type NodeSdkModule = typeof import('@opentelemetry/sdk-node');
+
+/**
+ * The app's `@opentelemetry/sdk-node` (an optional peer, of either line: 0.2xx or 0.3xx), found
+ * from where loopguard is installed; undefined when it is not installed.
+ */
+function loadNodeSdk(): NodeSdkModule | undefined {
+  try {
+    return createRequire(import.meta.url)('@opentelemetry/sdk-node') as NodeSdkModule;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
+}
+
+/** Said on stderr (not through diag, which is silent by default) when there is no SDK to start. */
+export const NO_SDK_MESSAGE =
+  'loopguard: no OpenTelemetry SDK is registered and @opentelemetry/sdk-node is not installed: tool calls are guarded but not exported (npm install @opentelemetry/sdk-node, or register an SDK before loopguard)';
+
 function onHaltFrom(
   env: Record<string, string | undefined>,
   warn: Warn,
@@ -84,9 +104,10 @@ function applyLogLevel(env: Record<string, string | undefined>): void {
 
 /**
  * What `register` does: creates the default guard, patches the agent frameworks, and starts the
- * OpenTelemetry Node SDK (OTLP export configured by the standard `OTEL_*` variables) unless a
- * global tracer or meter provider is already registered or `OTEL_SDK_DISABLED=true`. Loop guarding stays
- * on in every case.
+ * app's OpenTelemetry Node SDK (`@opentelemetry/sdk-node`, an optional peer; OTLP export
+ * configured by the standard `OTEL_*` variables) unless a global tracer or meter provider is
+ * already registered or `OTEL_SDK_DISABLED=true`. Without either, it says so once on stderr.
+ * Loop guarding stays on in every case.
  */
 export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
   const env = options.env ?? process.env;
@@ -103,8 +124,13 @@ export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
   let sdk: NodeSDK | undefined;
   if (!disabled && !hasGlobalProvider()) {
     try {
-      sdk = new NodeSDK({ instrumentations: [instrumentation] });
-      sdk.start();
+      const sdkModule = loadNodeSdk();
+      if (sdkModule) {
+        sdk = new sdkModule.NodeSDK({ instrumentations: [instrumentation] });
+        sdk.start();
+      } else {
+        process.stderr.write(`${NO_SDK_MESSAGE}\n`);
+      }
     } catch (error) {
       diag.warn('loopguard: the OpenTelemetry SDK could not start; guarding without export', error);
       sdk = undefined;

@@ -14,7 +14,8 @@ export interface ChildResult {
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (key === 'NODE_OPTIONS' || key.startsWith('OTEL_') || key.startsWith('LOOPGUARD_')) continue;
+    if (key === 'NODE_OPTIONS' || key === 'NODE_PATH') continue;
+    if (key.startsWith('OTEL_') || key.startsWith('LOOPGUARD_')) continue;
     if (key.startsWith('VITEST') || key.startsWith('CYBERINE_')) continue;
     env[key] = value;
   }
@@ -28,12 +29,17 @@ export function runNode(
     cwd: string;
     env: NodeJS.ProcessEnv;
     timeoutMs?: number;
+    /** The node binary (default: the one running the tests). */
+    node?: string;
     /** Called for each stdout line that parses as JSON, with a way to signal the child. */
     onLine?: (line: Record<string, unknown>, kill: (signal: NodeJS.Signals) => void) => void;
   },
 ): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env });
+    const child = spawn(options.node ?? process.execPath, args, {
+      cwd: options.cwd,
+      env: options.env,
+    });
     let stdout = '';
     let stderr = '';
     let pending = '';

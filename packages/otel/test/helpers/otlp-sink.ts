@@ -129,6 +129,11 @@ export async function startOtlpSink(): Promise<OtlpSink> {
       }
       return out;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // exporters of apps that ended may leave keep-alive sockets open
+        server.closeAllConnections();
+      }),
   };
 }
