@@ -27,5 +27,14 @@ if [ "$(pnpm --version 2>/dev/null || true)" != "$PNPM_VERSION" ]; then
   npm install -g "pnpm@$PNPM_VERSION" --no-audit --no-fund --loglevel=error
 fi
 
+# Node 22 and 24 for the install tests (test/helpers/nodes.ts), from the npm registry's `node`
+# package, which carries the binary: no other download
+for major in 22 24; do
+  if [ ! -x ".nodes/$major/node_modules/node/bin/node" ]; then
+    echo "setup: installing node@$major into .nodes/$major (npm)"
+    npm install --prefix ".nodes/$major" "node@$major" --no-audit --no-fund --loglevel=error >/dev/null
+  fi
+done
+
 pnpm install --frozen-lockfile
 pnpm run build
