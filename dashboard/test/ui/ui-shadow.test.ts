@@ -10,15 +10,17 @@ import type { SeedCall, SeedSession } from './seed.js';
 // A run decided in shadow mode beside the same run enforced: the timeline says what shadow mode
 // would have done, never that it did it.
 
+const SHADOW: Record<string, string> = { 'loopguard.shadow': 'true' };
+
 function run(scope: string, shadow: boolean): SeedSession {
   const calls: SeedCall[] = [1, 2, 3, 4].map((n) => ({
     tool: 'deploy',
     args: { env: 'prod' },
     action: n === 1 ? 'allow' : n === 4 ? 'block' : 'warn',
-    axis: n === 1 ? undefined : 'exact_failure',
+    ...(n === 1 ? {} : { axis: 'exact_failure' }),
     events: n === 1 ? [] : n === 4 ? ['block'] : ['warn'],
     outcome: n === 4 && !shadow ? 'blocked' : 'error',
-    extra: shadow ? { 'loopguard.shadow': 'true' } : {},
+    extra: shadow ? SHADOW : {},
   }));
   return { service: 'canary', scope, calls };
 }
