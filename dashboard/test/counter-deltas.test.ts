@@ -20,10 +20,13 @@ function reference(spans: SpanRecord[], fields: SpanFields[]) {
     }
     return row;
   };
-  const calls = new Map<string, { service: string; tool: string; action: string; value: number }>();
+  const calls = new Map<
+    string,
+    { service: string; tool: string; action: string; shadow: boolean; value: number }
+  >();
   const decisions = new Map<
     string,
-    { service: string; tool: string; axis: string; action: string; value: number }
+    { service: string; tool: string; axis: string; action: string; shadow: boolean; value: number }
   >();
   const rollup = new Map<string, Record<string, number | string>>();
   const sessions = new Map<string, Record<string, number | string>>();
@@ -31,10 +34,12 @@ function reference(spans: SpanRecord[], fields: SpanFields[]) {
     const f = fields[i]!;
     if (!f.isCall) return;
     const service = s.serviceName;
-    group(calls, [service, f.tool, f.action], () => ({
+    const shadow = s.attributes['loopguard.shadow'] === 'true';
+    group(calls, [service, f.tool, f.action, shadow], () => ({
       service,
       tool: f.tool,
       action: f.action,
+      shadow,
       value: 0,
     })).value++;
     const found: [string, string][] = [];
@@ -44,11 +49,12 @@ function reference(spans: SpanRecord[], fields: SpanFields[]) {
     }
     if (found.length === 0 && f.actionRank > 0) found.push([f.axis, f.action]);
     for (const [axis, action] of found)
-      group(decisions, [service, f.tool, axis, action], () => ({
+      group(decisions, [service, f.tool, axis, action, shadow], () => ({
         service,
         tool: f.tool,
         axis,
         action,
+        shadow,
         value: 0,
       })).value++;
     const hour = Math.floor(f.startMs / HOUR_MS) * HOUR_MS;
@@ -152,6 +158,8 @@ describe('computeDeltas', () => {
       if (rand(10) === 0) s.attributes['loopguard.action'] = 'bogus';
       if (rand(10) === 0) delete s.attributes['loopguard.scope'];
       if (rand(9) === 0) delete s.attributes['loopguard.signature'];
+      // shadow calls are counted apart; another value of the attribute is not shadow
+      if (rand(3) === 0) s.attributes['loopguard.shadow'] = rand(4) ? 'true' : 'false';
       spans.push(s);
     }
     const { fields, deltas } = computeDeltas(spans);

@@ -6,6 +6,7 @@ import { describeFidelityConformance } from './store-fidelity-conformance.js';
 import { describeListConformance } from './store-list-conformance.js';
 import { describePagingConformance } from './store-paging-conformance.js';
 import { ALL as all, MIN, seedStore, T0 } from './store-seed.js';
+import { describeShadowConformance } from './store-shadow-conformance.js';
 
 export { hexId, makeLoop, makePlainSpan, makeToolSpan } from './span-fixtures.js';
 export { T0 } from './store-seed.js';
@@ -243,4 +244,5 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
   describeDedupConformance(name, makeStore);
   describeFidelityConformance(name, makeStore);
   describePagingConformance(name, makeStore);
+  describeShadowConformance(name, makeStore);
 }

@@ -103,6 +103,8 @@ export interface TimelineCall {
   count: number;
   level?: number;
   outcome: 'ok' | 'error' | 'blocked';
+  /** Decided in shadow mode (`loopguard.shadow`): `action` was recorded, not applied. */
+  shadow?: true;
   events: SpanEventRow[];
   attributes: Record<string, string>;
 }

@@ -24,6 +24,15 @@ export const OTHER = 'other';
 
 type Sample = [Record<string, string>, number];
 
+/** `pairs`, with `shadow="true"` for a series of shadow-mode calls (enforced ones have no such label). */
+function shadowLabel(
+  pairs: Record<string, string>,
+  shadow: true | undefined,
+): Record<string, string> {
+  if (shadow) pairs.shadow = 'true';
+  return pairs;
+}
+
 /**
  * The series of one family that `/metrics` shows by their own labels: at most `max`, the largest
  * first, then in the order they appear. A series once shown stays shown for the life of the
@@ -93,19 +102,22 @@ export class MetricsExposition {
     family(
       'loopguard_tool_calls_total',
       'Tool calls stored by the dashboard, by service, tool and strongest loopguard action.',
-      c.toolCalls.map((x) => [{ service: x.service, tool: x.tool, action: x.action }, x.value]),
+      c.toolCalls.map((x) => [
+        shadowLabel({ service: x.service, tool: x.tool, action: x.action }, x.shadow),
+        x.value,
+      ]),
     );
     family(
       'loopguard_decisions_total',
       'Loopguard findings (nudge, warn, block, halt) by service, tool, axis and action.',
       c.decisions.map((x) => [
-        { service: x.service, tool: x.tool, axis: x.axis, action: x.action },
+        shadowLabel({ service: x.service, tool: x.tool, axis: x.axis, action: x.action }, x.shadow),
         x.value,
       ]),
     );
     family(
       'loopguard_halted_sessions_total',
-      'Sessions (scopes) that reached a block or halt decision, by service.',
+      'Sessions (scopes) that reached an enforced block or halt decision, by service.',
       c.haltedSessions.map((x) => [{ service: x.service }, x.value]),
     );
     family('loopguard_ingested_spans_total', 'Spans accepted by the OTLP receiver and stored.', [

@@ -16,8 +16,17 @@ import type { SpanRecord } from '../otlp/span.js';
 
 /** Monotonic counters behind `/metrics` (contract section 4); they survive restarts and retention. */
 export interface CounterSnapshot {
-  toolCalls: { service: string; tool: string; action: string; value: number }[];
-  decisions: { service: string; tool: string; axis: string; action: string; value: number }[];
+  /** `shadow`: calls recorded in shadow mode (`loopguard.shadow`), counted apart. */
+  toolCalls: { service: string; tool: string; action: string; shadow?: true; value: number }[];
+  decisions: {
+    service: string;
+    tool: string;
+    axis: string;
+    action: string;
+    shadow?: true;
+    value: number;
+  }[];
+  /** Scopes with an enforced block or halt (shadow decisions stop nothing). */
   haltedSessions: { service: string; value: number }[];
   ingestedSpans: number;
   rejectedSpans: { reason: string; value: number }[];

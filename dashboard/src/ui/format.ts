@@ -111,3 +111,19 @@ export function fmtBucket(ms: number): string {
 export function plural(n: number, noun: string, fmt: (n: number) => string = fmtInt): string {
   return `${fmt(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
+
+const PAST: Record<string, string> = {
+  nudge: 'nudged',
+  warn: 'warned',
+  block: 'blocked',
+  halt: 'halted',
+};
+
+/**
+ * How a call's action reads: the action itself, or for a decision recorded in shadow mode (never
+ * applied) "would have blocked", "would have warned", ...
+ */
+export function actionLabel(action: string, shadow: boolean | undefined): string {
+  const past = PAST[action];
+  return shadow && past ? `would have ${past}` : action;
+}

@@ -35,6 +35,7 @@ export function decide(
     message:
       findings.length <= 1 ? top?.message : findings.map((f) => f.message).join('\n') || undefined,
     level,
+    shadow: ctx.shadow,
   } as Decision;
 }
 

@@ -82,6 +82,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       policy: resolvePolicy(config, ''),
       warnings: config.guardrails.warnings,
       hardStop: config.guardrails.hardStop,
+      shadow: config.mode === 'shadow' ? true : undefined,
     },
     found: [],
   };

@@ -38,6 +38,7 @@ export type {
   FindingAction,
   LoadedConfig,
   LoopguardConfig,
+  Mode,
   NoticeDecision,
   ResolvedConfig,
   StopDecision,

@@ -114,6 +114,8 @@ export interface CallContext {
   policy: EffectivePolicy;
   warnings: boolean;
   hardStop: boolean;
+  /** `true` in shadow mode: set on every decision (see `DecisionBase.shadow`). */
+  shadow?: true | undefined;
 }
 
 /** Refills `ctx` (an engine's one call context) for a call and returns it. */

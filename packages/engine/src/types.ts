@@ -4,6 +4,12 @@ export type Action = 'allow' | 'nudge' | 'warn' | 'block' | 'halt';
 /** Every action except `allow`: the actions a finding can carry. */
 export type FindingAction = Exclude<Action, 'allow'>;
 
+/**
+ * How decisions are applied: `enforce` (default) appends notices and refuses or halts calls;
+ * `shadow` computes and records every decision the same way, but the host applies none of them.
+ */
+export type Mode = 'enforce' | 'shadow';
+
 /** The axes along which repetition is measured (contract section 5). */
 export type Axis =
   | 'streak'
@@ -42,6 +48,11 @@ interface DecisionBase {
   findings: Finding[];
   /** Nudge level when a streak nudge fired with this call. */
   level?: number;
+  /**
+   * Set (`true`) by an engine in shadow mode: record the decision, do not apply it (append no
+   * notice, run a blocked call, throw no halt). The decision is otherwise what enforce mode gives.
+   */
+  shadow?: true;
 }
 
 /** The call may go ahead (before) or nothing was found (after). */
@@ -111,6 +122,8 @@ export interface ToolPolicy {
 
 /** The native configuration shape; every field optional. */
 export interface LoopguardConfig {
+  /** `enforce` (default) or `shadow`: decisions recorded, none applied. */
+  mode?: Mode;
   nudge?: {
     /** Ascending positive integers, or a string like `"3,5,8"`; `[]` or `""` disables. */
     thresholds?: number[] | string;
@@ -134,6 +147,7 @@ export interface LoopguardConfig {
 
 /** The configuration after merging and validation: every field present. */
 export interface ResolvedConfig {
+  mode: Mode;
   nudge: {
     /** Set by the config object; `undefined`: read from the environment at call time. */
     thresholds: number[] | undefined;

@@ -13,6 +13,7 @@ import {
   ATTR_LOOPGUARD_MESSAGE,
   ATTR_LOOPGUARD_NUDGE_LEVEL,
   ATTR_LOOPGUARD_OUTCOME,
+  ATTR_LOOPGUARD_SHADOW,
   ATTR_LOOPGUARD_STREAK,
   ATTR_LOOPGUARD_THRESHOLD,
 } from './semconv.js';
@@ -41,7 +42,9 @@ function stopFrom(decision: Decision, finding: Finding): StopDecision {
 
 /**
  * Ends the span of a call: attributes, events, status, metrics, and the halt rule. `decision` is
- * the after-call decision, or the before-call block when the call never ran.
+ * the after-call decision, or the before-call block when the call never ran (or, in shadow mode,
+ * ran without being passed to the engine). A shadow decision is recorded and never applied: the
+ * host gets the tool's own value or error.
  */
 export function finish<T>(
   state: TraceState,
@@ -55,6 +58,7 @@ export function finish<T>(
 ): Finished<T> {
   const { span, before } = call;
   const ran = decision !== before;
+  const shadow = decision.shadow === true || before.shadow === true;
   const findings =
     ran && before.findings.length > 0
       ? before.findings.concat(decision.findings)
@@ -77,6 +81,7 @@ export function finish<T>(
   if (axis) span.setAttribute(ATTR_LOOPGUARD_AXIS, axis);
   if (decision.level !== undefined) span.setAttribute(ATTR_LOOPGUARD_NUDGE_LEVEL, decision.level);
   span.setAttribute(ATTR_LOOPGUARD_OUTCOME, outcome);
+  if (shadow) span.setAttribute(ATTR_LOOPGUARD_SHADOW, true);
   addFindings(span, findings);
 
   let result = value;
@@ -85,7 +90,7 @@ export function finish<T>(
   // The engine records a halt only from a block or halt finding, so look it up only then. It
   // keeps the scope's first block or halt: a halt that comes after a block ends the run too.
   const haltAfter =
-    RANK[action] < RANK.block
+    shadow || RANK[action] < RANK.block
       ? undefined
       : call.haltBefore === undefined
         ? state.engine.haltDecision(call.scope)
@@ -106,7 +111,7 @@ export function finish<T>(
   } else if (outcome === 'blocked') {
     result = adapter.blocked(decision as StopDecision);
     replaced = true;
-  } else if (decision.action !== 'allow' && error === undefined) {
+  } else if (decision.action !== 'allow' && error === undefined && !shadow) {
     result = adapter.appendNotice(value, decision.message);
   }
 
@@ -132,6 +137,7 @@ export function finish<T>(
     streak: decision.streak,
     durationSeconds: (performance.now() - call.started) / 1000,
     errorType,
+    shadow,
   });
   return halt ? { value: result, replaced, halt } : { value: result, replaced };
 }

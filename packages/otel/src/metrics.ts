@@ -12,6 +12,7 @@ import {
   ATTR_LOOPGUARD_ACTION,
   ATTR_LOOPGUARD_AXIS,
   ATTR_LOOPGUARD_OUTCOME,
+  ATTR_LOOPGUARD_SHADOW,
   METRIC_GEN_AI_EXECUTE_TOOL_DURATION,
   METRIC_LOOPGUARD_DECISIONS,
   METRIC_LOOPGUARD_STREAK_LENGTH,
@@ -35,6 +36,9 @@ const AXIS_INDEX: Record<Axis, number> = {
   poll: 6,
 };
 const OUTCOME_INDEX: Record<Outcome, number> = { ok: 0, error: 1, blocked: 2 };
+/** Slots per tool of each counter in enforce mode; shadow series take the slots after them. */
+const CALL_SLOTS = Object.keys(ACTION_INDEX).length * 3;
+const DECISION_SLOTS = Object.keys(AXIS_INDEX).length * 5;
 
 /** `ok`, `error` or `blocked` (never executed). */
 export type Outcome = 'ok' | 'error' | 'blocked';
@@ -104,6 +108,14 @@ export interface CallMetrics {
   streak: number | undefined;
   durationSeconds: number;
   errorType: string | undefined;
+  /** Shadow mode: the counters' series carry `loopguard.shadow: true`. */
+  shadow?: boolean;
+}
+
+/** `attributes`, with `loopguard.shadow: true` for a shadow call. */
+function marked(attributes: Attributes, shadow: boolean): Attributes {
+  if (shadow) attributes[ATTR_LOOPGUARD_SHADOW] = true;
+  return attributes;
 }
 
 function createInstruments(provider: MeterProvider): Instruments {
@@ -176,15 +188,22 @@ export class GuardMetrics {
   record(call: CallMetrics): void {
     const instruments = this.get();
     const { tool, action, outcome } = call;
+    const shadow = call.shadow === true;
+    const mark = shadow ? '|shadow' : '';
     const series = seriesFor(instruments, tool);
-    const slot = ACTION_INDEX[action] * 3 + OUTCOME_INDEX[outcome];
+    const slot = (shadow ? CALL_SLOTS : 0) + ACTION_INDEX[action] * 3 + OUTCOME_INDEX[outcome];
     let calls = series.calls[slot];
     if (!calls) {
-      calls = instruments.calls.get(`${tool}|${action}|${outcome}`, () => ({
-        [ATTR_GEN_AI_TOOL_NAME]: tool,
-        [ATTR_LOOPGUARD_ACTION]: action,
-        [ATTR_LOOPGUARD_OUTCOME]: outcome,
-      }));
+      calls = instruments.calls.get(`${tool}|${action}|${outcome}${mark}`, () =>
+        marked(
+          {
+            [ATTR_GEN_AI_TOOL_NAME]: tool,
+            [ATTR_LOOPGUARD_ACTION]: action,
+            [ATTR_LOOPGUARD_OUTCOME]: outcome,
+          },
+          shadow,
+        ),
+      );
       series.calls[slot] = calls;
     }
     calls.value += 1;
@@ -192,14 +211,24 @@ export class GuardMetrics {
       // no string key per finding: building and hashing one cost more than the rest of the lookup
       const axis: unknown = AXIS_INDEX[finding.axis];
       const action: unknown = ACTION_INDEX[finding.action];
-      const slot = typeof axis === 'number' && typeof action === 'number' ? axis * 5 + action : -1;
+      const slot =
+        typeof axis === 'number' && typeof action === 'number'
+          ? (shadow ? DECISION_SLOTS : 0) + axis * 5 + action
+          : -1;
       let decisions = slot < 0 ? undefined : series.decisions[slot];
       if (!decisions) {
-        decisions = instruments.decisions.get(`${tool}|${finding.axis}|${finding.action}`, () => ({
-          [ATTR_GEN_AI_TOOL_NAME]: tool,
-          [ATTR_LOOPGUARD_AXIS]: finding.axis,
-          [ATTR_LOOPGUARD_ACTION]: finding.action,
-        }));
+        decisions = instruments.decisions.get(
+          `${tool}|${finding.axis}|${finding.action}${mark}`,
+          () =>
+            marked(
+              {
+                [ATTR_GEN_AI_TOOL_NAME]: tool,
+                [ATTR_LOOPGUARD_AXIS]: finding.axis,
+                [ATTR_LOOPGUARD_ACTION]: finding.action,
+              },
+              shadow,
+            ),
+        );
         if (slot >= 0) series.decisions[slot] = decisions;
       }
       decisions.value += 1;

@@ -56,6 +56,8 @@ export const ATTR_LOOPGUARD_AXIS = 'loopguard.axis';
 export const ATTR_LOOPGUARD_NUDGE_LEVEL = 'loopguard.nudge.level';
 /** `loopguard.outcome`: `ok`, `error` or `blocked` */
 export const ATTR_LOOPGUARD_OUTCOME = 'loopguard.outcome';
+/** `loopguard.shadow`: `true` when the engine runs in shadow mode (the decision was not applied) */
+export const ATTR_LOOPGUARD_SHADOW = 'loopguard.shadow';
 /** `loopguard.threshold` (event attribute) */
 export const ATTR_LOOPGUARD_THRESHOLD = 'loopguard.threshold';
 /** `loopguard.message` (event attribute) */
@@ -75,9 +77,9 @@ export const ERROR_TYPE_BLOCKED = 'loopguard.blocked';
 /** `error.type` of a call whose result reports an error (e.g. MCP `isError: true`). */
 export const ERROR_TYPE_TOOL_ERROR = 'tool_error';
 
-/** Counter `loopguard.tool.calls` {gen_ai.tool.name, loopguard.action, loopguard.outcome} */
+/** Counter `loopguard.tool.calls` {gen_ai.tool.name, loopguard.action, loopguard.outcome, loopguard.shadow?} */
 export const METRIC_LOOPGUARD_TOOL_CALLS = 'loopguard.tool.calls';
-/** Counter `loopguard.decisions` {gen_ai.tool.name, loopguard.axis, loopguard.action} */
+/** Counter `loopguard.decisions` {gen_ai.tool.name, loopguard.axis, loopguard.action, loopguard.shadow?} */
 export const METRIC_LOOPGUARD_DECISIONS = 'loopguard.decisions';
 /** Histogram `loopguard.streak.length` {gen_ai.tool.name} */
 export const METRIC_LOOPGUARD_STREAK_LENGTH = 'loopguard.streak.length';

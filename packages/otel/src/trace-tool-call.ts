@@ -1,3 +1,4 @@
+import type { Decision } from '@loopguard/engine';
 import {
   type Attributes,
   context,
@@ -135,7 +136,9 @@ export async function traceToolCall<T>(
   let call: Call | undefined;
   try {
     call = begin(state, info);
-    if (call.before.action !== 'allow') return finishBlocked(state, call, adapter);
+    // a shadow block runs the call, as without loopguard (see `admitted`)
+    if (call.before.action !== 'allow' && call.before.shadow !== true)
+      return finishBlocked(state, call, adapter);
   } catch (error) {
     if (error instanceof LoopHaltError) throw error;
     state.report(error);
@@ -232,14 +235,16 @@ function finishThrown<T>(
     throw error;
   }
   // Set just before afterCall: a failure before it must withdraw the admitted call from the engine.
-  let answered = false;
+  let answered = !admitted(call);
   let done: Finished<T>;
   try {
     const { scope, info } = call;
     recordQuietly(state, call.span, error);
     const type = errorTypeOf(error);
+    const after = answered
+      ? call.before
+      : state.engine.afterCall({ scope, tool: info.tool, args: info.args, ok: false });
     answered = true;
-    const after = state.engine.afterCall({ scope, tool: info.tool, args: info.args, ok: false });
     done = finish(state, call, after, 'error', type, undefined as T, adapter, error);
   } catch (internal) {
     unguarded(state, call, answered, internal);
@@ -252,19 +257,22 @@ function finishThrown<T>(
 
 /** The tool returned `value`: the value to hand back (with a notice, or replaced by a halt). */
 function finishReturned<T>(state: TraceState, call: Call, adapter: ResultAdapter<T>, value: T): T {
-  let answered = false;
+  let answered = !admitted(call);
   let done: Finished<T>;
   try {
     const failed = adapter.isError?.(value) === true;
-    const result = adapter.forHash ? adapter.forHash(value) : value;
-    answered = true;
-    const after = state.engine.afterCall({
-      scope: call.scope,
-      tool: call.info.tool,
-      args: call.info.args,
-      ok: !failed,
-      result,
-    });
+    let after: Decision = call.before;
+    if (!answered) {
+      const result = adapter.forHash ? adapter.forHash(value) : value;
+      answered = true;
+      after = state.engine.afterCall({
+        scope: call.scope,
+        tool: call.info.tool,
+        args: call.info.args,
+        ok: !failed,
+        result,
+      });
+    }
     const outcome: Outcome = failed ? 'error' : 'ok';
     done = finish(
       state,
@@ -281,6 +289,15 @@ function finishReturned<T>(state: TraceState, call: Call, adapter: ResultAdapter
   }
   if (done.halt) throw done.halt;
   return done.value;
+}
+
+/**
+ * Whether the engine admitted the call (it awaits its `afterCall`). A call it blocked in shadow mode
+ * runs all the same, but is not passed to the engine: its state stays that of enforce mode, where
+ * the call was refused (docs/engine.md, Shadow mode).
+ */
+function admitted(call: Call): boolean {
+  return call.before.action === 'allow';
 }
 
 function isControlFlow<T>(state: TraceState, adapter: ResultAdapter<T>, error: unknown): boolean {
@@ -305,9 +322,10 @@ function withdraw<T>(
   adapter: ResultAdapter<T>,
   error: unknown,
 ): void {
-  let cancelled = false;
+  let cancelled = !admitted(call);
   try {
-    state.engine.withdrawCall({ scope: call.scope, tool: call.info.tool, args: call.info.args });
+    if (!cancelled)
+      state.engine.withdrawCall({ scope: call.scope, tool: call.info.tool, args: call.info.args });
     cancelled = true;
     call.span.addEvent(EVENT_EXCEPTION, { [ATTR_EXCEPTION_TYPE]: errorTypeOf(error) });
     finish(state, call, call.before, 'ok', undefined, undefined as T, adapter, error);

@@ -17,7 +17,9 @@ CREATE TABLE IF NOT EXISTS loopguard_counters (
 ORDER BY (Metric, Service, Tool, Axis, Action, Reason)
 SETTINGS non_replicated_deduplication_window = 1000;
 
--- Scopes that were ever halted (a block or halt decision); counted with uniqExact per service.
+-- Scopes that were ever halted (an enforced block or halt decision, not a shadow one); counted
+-- with uniqExact per service. Shadow-mode calls (loopguard.shadow) count as shadow_tool_calls and
+-- shadow_decisions.
 CREATE TABLE IF NOT EXISTS loopguard_halted_scopes (
     Service LowCardinality(String),
     Scope String
@@ -31,21 +33,21 @@ SELECT 'ingested_spans' AS Metric, '' AS Service, '' AS Tool, '' AS Axis, '' AS 
 FROM otel_traces;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_tool_calls_mv TO loopguard_counters AS
-SELECT 'tool_calls' AS Metric, ServiceName AS Service, ToolName AS Tool, '' AS Axis,
-    LoopAction AS Action, '' AS Reason, count() AS Value
+SELECT if(Shadow, 'shadow_tool_calls', 'tool_calls') AS Metric, ServiceName AS Service,
+    ToolName AS Tool, '' AS Axis, LoopAction AS Action, '' AS Reason, count() AS Value
 FROM ({{derive}})
 WHERE IsCall
-GROUP BY Service, Tool, Action;
+GROUP BY Metric, Service, Tool, Action;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_decisions_mv TO loopguard_counters AS
-SELECT 'decisions' AS Metric, ServiceName AS Service, ToolName AS Tool, finding.1 AS Axis,
-    finding.2 AS Action, '' AS Reason, count() AS Value
+SELECT if(Shadow, 'shadow_decisions', 'decisions') AS Metric, ServiceName AS Service,
+    ToolName AS Tool, finding.1 AS Axis, finding.2 AS Action, '' AS Reason, count() AS Value
 FROM ({{derive}})
 ARRAY JOIN Findings AS finding
 WHERE IsCall
-GROUP BY Service, Tool, Axis, Action;
+GROUP BY Metric, Service, Tool, Axis, Action;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_halted_scopes_mv TO loopguard_halted_scopes AS
 SELECT ServiceName AS Service, LoopScope AS Scope
 FROM ({{derive}})
-WHERE IsCall AND ActionRank >= 3 AND LoopScope != '';
+WHERE IsCall AND ActionRank >= 3 AND LoopScope != '' AND NOT Shadow;

@@ -36,6 +36,7 @@ SELECT
     IntFields[2] AS LoopCount,
     IntFields[3] AS NudgeLevel,
     SpanAttributes['loopguard.outcome'] AS Outcome,
+    SpanAttributes['loopguard.shadow'] = 'true' AS Shadow,
     SpanAttributes,
     arrayMap(t -> toUnixTimestamp64Milli(t), Events.Timestamp) AS EventTimes,
     Events.Name AS EventNames,

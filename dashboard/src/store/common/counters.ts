@@ -3,6 +3,11 @@ import { toNumber } from './rows.js';
 
 type Row = Record<string, unknown>;
 
+/** The counter rows (`Metric`) of calls recorded in shadow mode (`loopguard.shadow`). */
+export const SHADOW_TOOL_CALLS = 'shadow_tool_calls';
+/** The counter rows (`Metric`) of findings recorded in shadow mode. */
+export const SHADOW_DECISIONS = 'shadow_decisions';
+
 /** The rejection counts (reason → spans) of several requests, summed. */
 export function sumRejected(counts: Iterable<ReadonlyMap<string, number>>): Map<string, number> {
   const out = new Map<string, number>();
@@ -39,6 +44,10 @@ export function counterSnapshot(
     if (r.Metric === 'ingested_spans') snap.ingestedSpans += value;
     else if (r.Metric === 'tool_calls') snap.toolCalls.push({ service, tool, action, value });
     else if (r.Metric === 'decisions') snap.decisions.push({ service, tool, axis, action, value });
+    else if (r.Metric === SHADOW_TOOL_CALLS)
+      snap.toolCalls.push({ service, tool, action, shadow: true, value });
+    else if (r.Metric === SHADOW_DECISIONS)
+      snap.decisions.push({ service, tool, axis, action, shadow: true, value });
     else if (r.Metric === 'rejected_spans') snap.rejectedSpans.push({ reason, value });
   }
   return snap;

@@ -10,7 +10,12 @@ export {
   MAX_TIME_NS,
   nsToMs,
 } from './column-ranges.js';
-export { counterSnapshot, sumRejected } from './counters.js';
+export {
+  counterSnapshot,
+  SHADOW_DECISIONS,
+  SHADOW_TOOL_CALLS,
+  sumRejected,
+} from './counters.js';
 export { HOTSPOT_SORTS, normalizePage, SESSION_SORTS, timelinePage } from './paging.js';
 export {
   hotspotRow,

@@ -131,6 +131,7 @@ export function timelineCall(
   };
   if (r.LoopAxis) call.axis = String(r.LoopAxis);
   if (toNumber(r.NudgeLevel) > 0) call.level = toNumber(r.NudgeLevel);
+  if (attributes['loopguard.shadow'] === 'true') call.shadow = true;
   return call;
 }
 

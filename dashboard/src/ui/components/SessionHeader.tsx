@@ -2,8 +2,12 @@ import type { SessionRow } from '../../api/types.js';
 import { fmtInt, fmtMs, fmtTime, plural } from '../format.js';
 import { ActionBadge } from './ActionBadge.js';
 
-/** Title and totals of one session. */
-export function SessionHeader({ session }: { session: SessionRow }) {
+/**
+ * Title and totals of one session. `shadow`: its calls were decided in shadow mode, so its blocks,
+ * warnings and nudges read "would have ...".
+ */
+export function SessionHeader({ session, shadow }: { session: SessionRow; shadow?: boolean }) {
+  const would = shadow ? 'would have ' : '';
   return (
     <header class="session-head">
       <h1 class="page-title">
@@ -14,13 +18,16 @@ export function SessionHeader({ session }: { session: SessionRow }) {
       </h1>
       <div class="session-meta">
         <span class="badges">
-          {session.halted && <ActionBadge action="halt" label="halted" />}
+          {shadow && <ActionBadge action="allow" label="shadow mode" />}
+          {session.halted && <ActionBadge action="halt" label={`${would}halted`} />}
           {session.blocks > 0 && (
-            <ActionBadge action="block" label={`${fmtInt(session.blocks)} blocked`} />
+            <ActionBadge action="block" label={`${would}${fmtInt(session.blocks)} blocked`} />
           )}
-          {session.warns > 0 && <ActionBadge action="warn" label={plural(session.warns, 'warn')} />}
+          {session.warns > 0 && (
+            <ActionBadge action="warn" label={`${would}${plural(session.warns, 'warn')}`} />
+          )}
           {session.nudges > 0 && (
-            <ActionBadge action="nudge" label={plural(session.nudges, 'nudge')} />
+            <ActionBadge action="nudge" label={`${would}${plural(session.nudges, 'nudge')}`} />
           )}
           {session.worstAction === 'allow' && <ActionBadge action="allow" label="clean" />}
         </span>

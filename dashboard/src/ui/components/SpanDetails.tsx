@@ -1,5 +1,5 @@
 import type { TimelineCall } from '../../api/types.js';
-import { fmtClockMs, fmtInt, fmtMs } from '../format.js';
+import { actionLabel, fmtClockMs, fmtInt, fmtMs } from '../format.js';
 import { ActionBadge } from './ActionBadge.js';
 import { TraceView } from './TraceView.js';
 
@@ -42,7 +42,8 @@ export function SpanDetails(props: {
     <aside class="details" aria-label="Span details" data-testid="span-details">
       <header class="details-head">
         <h2>
-          Call #{fmtInt(index + 1)} <ActionBadge action={call.action} />
+          Call #{fmtInt(index + 1)}{' '}
+          <ActionBadge action={call.action} label={actionLabel(call.action, call.shadow)} />
         </h2>
         <span class="stepper">
           <button type="button" disabled={props.first} onClick={() => onStep(-1)}>
@@ -71,6 +72,12 @@ export function SpanDetails(props: {
               {call.axis}
               {call.level !== undefined && ` (nudge level ${call.level})`}
             </dd>
+          </>
+        )}
+        {call.shadow && (
+          <>
+            <dt>mode</dt>
+            <dd data-testid="shadow-mode">shadow: decided and recorded, not applied</dd>
           </>
         )}
         <dt>outcome</dt>

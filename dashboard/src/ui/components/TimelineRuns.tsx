@@ -1,5 +1,5 @@
 import type { LoopAction, TimelineCall } from '../../api/types.js';
-import { fmtClock, fmtInt } from '../format.js';
+import { actionLabel, fmtClock, fmtInt } from '../format.js';
 import type { Run } from '../timeline-runs.js';
 import { VirtualList } from './VirtualList.js';
 
@@ -10,8 +10,9 @@ function markers(run: Run): { index: number; call: TimelineCall }[] {
   const out: { index: number; call: TimelineCall }[] = [];
   let prev = '';
   run.calls.forEach((call, index) => {
-    if (call.action !== 'allow' && call.action !== prev) out.push({ index, call });
-    prev = call.action;
+    const key = call.shadow ? `${call.action} shadow` : call.action;
+    if (call.action !== 'allow' && key !== prev) out.push({ index, call });
+    prev = key;
   });
   return out;
 }
@@ -54,11 +55,12 @@ function RunRow(props: {
           <button
             key={index}
             type="button"
-            class={`marker marker-${call.action}`}
+            class={`marker marker-${call.action}${call.shadow ? ' marker-shadow' : ''}`}
             style={{ left: `calc(${left + ((index + 0.5) / n) * width}% - 5px)` }}
-            title={`${call.action}${call.level ? ` level ${call.level}` : ''}${call.axis ? ` (${call.axis})` : ''} at call #${run.first + index + 1}`}
-            aria-label={`${call.action} at call ${run.first + index + 1}`}
+            title={`${actionLabel(call.action, call.shadow)}${call.level ? ` level ${call.level}` : ''}${call.axis ? ` (${call.axis})` : ''} at call #${run.first + index + 1}`}
+            aria-label={`${actionLabel(call.action, call.shadow)} at call ${run.first + index + 1}`}
             data-testid={`marker-${call.action}`}
+            data-shadow={call.shadow ? 'true' : undefined}
             onClick={() => onSelect(local + index)}
           />
         ))}

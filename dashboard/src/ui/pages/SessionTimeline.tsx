@@ -67,7 +67,9 @@ export function SessionTimeline() {
       </p>
       {state.status === 'error' && <ErrorNotice error={state.error} />}
       {!fresh && state.status !== 'error' && <p class="muted">Loading…</p>}
-      {fresh && <SessionHeader session={fresh.session} />}
+      {fresh && (
+        <SessionHeader session={fresh.session} shadow={fresh.calls.some((c) => c.shadow)} />
+      )}
       {fresh && calls.length === 0 && (
         <p class="empty-note muted" data-testid="timeline-empty">
           No calls of this session {first > 0 ? `from call ${fmtInt(first + 1)} on ` : ''}are stored

@@ -3,6 +3,7 @@ import type {
   ConfigCheck,
   ConfigIssue,
   LoopguardConfig,
+  Mode,
   ToolKind,
   ToolPolicy,
 } from '../types.js';
@@ -18,6 +19,13 @@ const AXIS_KEYS = [
   'poll',
 ] as const;
 const KINDS: readonly ToolKind[] = ['idempotent', 'mutating', 'poller'];
+const MODES: readonly Mode[] = ['enforce', 'shadow'];
+
+/** A mode written as a word (any case, blanks around): `enforce` or `shadow`. */
+export function modeWord(text: string): Mode | undefined {
+  const key = text.trim().toLowerCase();
+  return MODES.find((mode) => mode === key);
+}
 
 /** The problems found so far; the checkers below push onto it. */
 export type Issues = ConfigIssue[];
@@ -205,7 +213,16 @@ export function checkConfig(raw: unknown): ConfigCheck {
   const config: LoopguardConfig = {};
   const obj = record(raw, '(top level)', issues);
   if (!obj) return { config, issues };
-  unknownKeys(obj, ['$schema', 'nudge', 'guardrails', 'tools', 'scopes'], '', issues);
+  unknownKeys(obj, ['$schema', 'mode', 'nudge', 'guardrails', 'tools', 'scopes'], '', issues);
+  if (obj.mode !== undefined) {
+    if (MODES.includes(obj.mode as Mode)) config.mode = obj.mode as Mode;
+    else
+      issues.push({
+        path: 'mode',
+        value: obj.mode,
+        message: `mode must be one of ${MODES.join(', ')}, got ${describe(obj.mode)}`,
+      });
+  }
   if (obj.nudge !== undefined) config.nudge = nudgeSection(obj.nudge, issues);
   if (obj.guardrails !== undefined) config.guardrails = guardrailsSection(obj.guardrails, issues);
   if (obj.tools !== undefined) {

@@ -15,6 +15,7 @@ export const NUDGE_THRESHOLD_ENV = [
 /** The defaults of contract section 5. */
 export function defaultConfig(): ResolvedConfig {
   return {
+    mode: 'enforce',
     nudge: {
       thresholds: undefined,
       fallbackThresholds: [3, 5, 8],

@@ -1,5 +1,5 @@
 import type { LoopguardConfig } from '../types.js';
-import { digitString, switchWord } from './check.js';
+import { digitString, modeWord, switchWord } from './check.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -29,6 +29,8 @@ export function configFromEnv(env: Env, onInvalid: (message: string) => void): L
     if (parsed === undefined) onInvalid(`${name}=${JSON.stringify(raw)} is not valid; ignored`);
     return parsed;
   };
+  const mode = read('LOOPGUARD_MODE', (v) => (v === undefined ? undefined : modeWord(v)));
+  if (mode !== undefined) config.mode = mode;
   const hardStop = read('LOOPGUARD_HARD_STOP', bool);
   if (hardStop !== undefined) guardrails.hardStop = hardStop;
   const warnings = read('LOOPGUARD_WARNINGS', bool);

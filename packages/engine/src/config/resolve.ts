@@ -38,6 +38,7 @@ export function mergeConfig(
   }
   const thresholds = thresholdsOf(layer.nudge?.thresholds);
   return {
+    mode: layer.mode ?? base.mode,
     nudge: {
       thresholds: fixThresholds && thresholds ? thresholds : base.nudge.thresholds,
       fallbackThresholds: !fixThresholds && thresholds ? thresholds : base.nudge.fallbackThresholds,
@@ -55,8 +56,9 @@ export function mergeConfig(
 }
 
 function objectLayer(options: EngineOptions): LoopguardConfig {
-  const { nudge, guardrails, tools, scopes } = options;
+  const { mode, nudge, guardrails, tools, scopes } = options;
   const layer: LoopguardConfig = {};
+  if (mode !== undefined) layer.mode = mode;
   if (nudge !== undefined) layer.nudge = nudge;
   if (guardrails !== undefined) layer.guardrails = guardrails;
   if (tools !== undefined) layer.tools = tools;

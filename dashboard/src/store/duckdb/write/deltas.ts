@@ -8,6 +8,8 @@ export interface ToolCallDelta {
   service: string;
   tool: string;
   action: string;
+  /** Calls recorded in shadow mode (`loopguard.shadow`): counted apart. */
+  shadow: boolean;
   value: number;
 }
 
@@ -17,6 +19,8 @@ export interface DecisionDelta {
   tool: string;
   axis: string;
   action: string;
+  /** Findings recorded in shadow mode (`loopguard.shadow`): counted apart. */
+  shadow: boolean;
   value: number;
 }
 
@@ -24,7 +28,7 @@ export interface DecisionDelta {
 export interface CounterDeltas {
   toolCalls: ToolCallDelta[];
   decisions: DecisionDelta[];
-  /** Scopes with a block or halt decision in this batch, by service. */
+  /** Scopes with a block or halt decision (enforced, not shadow) in this batch, by service. */
   haltedScopes: Map<string, { service: string; scope: string }>;
   ingested: number;
   /** Hourly hotspot rollup rows of this batch (see ../schema.ts). */
@@ -74,7 +78,7 @@ const MAX_REPEAT_NS = 2 ** 63 - 1024;
 /** The batch's rows, and the indexes that find a span's row. */
 class Grouping {
   readonly deltas: CounterDeltas;
-  /** service → tool → tool_calls row by action rank (a call's action has rank 0-4). */
+  /** service → tool → tool_calls row by action rank (0-4; 5-9 for shadow calls). */
   private readonly calls = new Map<string, Map<string, (ToolCallDelta | undefined)[]>>();
   /** service → tool → decisions rows. */
   private readonly findings = new Map<string, Map<string, DecisionDelta[]>>();
@@ -105,16 +109,17 @@ class Grouping {
       byRank = [];
       tools.set(f.tool, byRank);
     }
-    const row = byRank[f.actionRank];
+    const slot = f.shadow ? f.actionRank + 5 : f.actionRank;
+    const row = byRank[slot];
     if (row !== undefined) row.value++;
     else {
-      const added = { service, tool: f.tool, action: f.action, value: 1 };
-      byRank[f.actionRank] = added;
+      const added = { service, tool: f.tool, action: f.action, shadow: f.shadow, value: 1 };
+      byRank[slot] = added;
       this.deltas.toolCalls.push(added);
     }
   }
 
-  decision(service: string, tool: string, axis: string, action: string): void {
+  decision(service: string, tool: string, axis: string, action: string, shadow: boolean): void {
     let tools = this.findings.get(service);
     if (tools === undefined) {
       tools = new Map();
@@ -126,12 +131,12 @@ class Grouping {
       tools.set(tool, rows);
     }
     for (const row of rows) {
-      if (row.axis === axis && row.action === action) {
+      if (row.axis === axis && row.action === action && row.shadow === shadow) {
         row.value++;
         return;
       }
     }
-    const added = { service, tool, axis, action, value: 1 };
+    const added = { service, tool, axis, action, shadow, value: 1 };
     rows.push(added);
     this.deltas.decisions.push(added);
   }
@@ -144,10 +149,11 @@ class Grouping {
       const action = event.name.slice(10);
       if (actionRank(action) <= 0) continue;
       found = true;
-      this.decision(span.serviceName, f.tool, event.attributes['loopguard.axis'] ?? f.axis, action);
+      const axis = event.attributes['loopguard.axis'] ?? f.axis;
+      this.decision(span.serviceName, f.tool, axis, action, f.shadow);
     }
     if (!found && f.actionRank > 0 && f.action !== '')
-      this.decision(span.serviceName, f.tool, f.axis, f.action);
+      this.decision(span.serviceName, f.tool, f.axis, f.action, f.shadow);
   }
 
   rollupRow(span: SpanRecord, f: SpanFields, hour: number): RollupRow | undefined {
@@ -202,7 +208,7 @@ export function computeDeltas(spans: readonly SpanRecord[]): {
     g.findingsOf(span, f);
     if (f.signature !== '') addRollup(g, span, f);
     if (f.scope !== '') addSessionRollup(g, span, f);
-    if (f.actionRank >= 3 && f.scope !== '') {
+    if (f.actionRank >= 3 && f.scope !== '' && !f.shadow) {
       g.deltas.haltedScopes.set(`${service}\u0000${f.scope}`, { service, scope: f.scope });
     }
   }

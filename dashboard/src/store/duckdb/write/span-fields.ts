@@ -28,6 +28,8 @@ export interface SpanFields extends Record<LiftedField, string | number> {
   nudgeLevel: number;
   outcome: string;
   errorType: string;
+  /** `loopguard.shadow` is `true`: decided in shadow mode, not applied (kept in the attribute map). */
+  shadow: boolean;
   /** Bit i: the attribute LIFTED[i] (../lifted.ts) is set and its typed field holds it exactly. */
   lifted: number;
 }
@@ -114,6 +116,7 @@ export function deriveFields(span: SpanRecord): SpanFields {
     nudgeLevel,
     outcome,
     errorType,
+    shadow: a['loopguard.shadow'] === 'true',
     lifted,
   };
 }

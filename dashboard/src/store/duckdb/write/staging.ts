@@ -1,5 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import type { SpanRecord } from '../../../otlp/span.js';
+import { SHADOW_DECISIONS, SHADOW_TOOL_CALLS } from '../../common/index.js';
 import {
   DELTA_TABLES,
   foldCountersSql,
@@ -45,8 +46,12 @@ function counterRows(d: CounterDeltas, rejected: ReadonlyMap<string, number>): C
   const row = (m: string, s: string, t: string, ax: string, ac: string, r: string, v: number) =>
     rows.push({ m, s, t, ax, ac, r, v: Math.trunc(v) });
   row('ingested_spans', '', '', '', '', '', d.ingested);
-  for (const c of d.toolCalls) row('tool_calls', c.service, c.tool, '', c.action, '', c.value);
-  for (const c of d.decisions) row('decisions', c.service, c.tool, c.axis, c.action, '', c.value);
+  for (const c of d.toolCalls)
+    row(c.shadow ? SHADOW_TOOL_CALLS : 'tool_calls', c.service, c.tool, '', c.action, '', c.value);
+  for (const c of d.decisions) {
+    const metric = c.shadow ? SHADOW_DECISIONS : 'decisions';
+    row(metric, c.service, c.tool, c.axis, c.action, '', c.value);
+  }
   for (const [reason, n] of rejected) if (n > 0) row('rejected_spans', '', '', '', '', reason, n);
   return rows;
 }

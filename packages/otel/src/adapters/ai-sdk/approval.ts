@@ -22,11 +22,12 @@ function answered(options: PolicyOptions | undefined): boolean {
   return false;
 }
 
-/** Whether loopguard would refuse the call now (a halted scope, a blocked signature). */
+/** Whether loopguard would refuse the call now (a halted scope, a blocked signature), enforcing. */
 function refused(guard: Guard, tool: string, input: unknown, scope: string | undefined): boolean {
   try {
     const engine = guard.engine;
-    if (typeof engine.refusal !== 'function') return false;
+    // in shadow mode a refused call runs: it is put to a human as without loopguard
+    if (typeof engine.refusal !== 'function' || engine.config?.mode === 'shadow') return false;
     const resolved = resolveScope(scope, context.active()).scope;
     return engine.refusal({ scope: resolved, tool, args: input }) !== undefined;
   } catch (error) {
