@@ -1,3 +1,4 @@
+import { isAnswerExit } from './answer-exits.js';
 import {
   axesAfter,
   countAttempt,
@@ -174,11 +175,13 @@ function afterCall(engine: EngineState, call: AfterCallInput): Decision {
     streak = unpairedStreak(scope, sig, forgotten);
     count = sig.calls;
   }
-  const ok = call.ok ?? true;
+  const reported = call.ok ?? true;
+  const answer = !reported && isAnswerExit(tool, call.args, engine.config.guardrails.answerExits);
+  const ok = reported || answer;
   const result = resultHash(call.result);
   const nudgeAt = forgotten ? undefined : engine.nudges.forStreak(tool, streak, policy);
   const ctx = fillContext(engine.ctx, scope, tool, signature, policy, sig, streak, count);
-  const findings = axesAfter(ctx, ok, result, nudgeAt, engine.found);
+  const findings = axesAfter(ctx, ok, result, nudgeAt, engine.found, answer);
   recordHalt(scope, findings, tool);
   return decide(ctx, scopeKey, hash, findings.length === 0 ? [] : findings.slice());
 }

@@ -6,14 +6,16 @@ import {
   tableGet,
   tableValues,
 } from './signature/index.js';
-import type { AxisThresholds, Finding, ToolKind } from './types.js';
+import type { AxisThresholds, FailureReset, Finding, RepetitionCount, ToolKind } from './types.js';
 
 /** What the engine remembers about one signature within a scope. */
 export interface SignatureState {
   /** Attempts, blocked ones and failures included. */
   calls: number;
-  /** Successful calls (repetition axis). */
+  /** Successful calls the repetition axis counted (see `RepetitionCount`). */
   successes: number;
+  /** Result hashes of this signature's recent successes, newest last (`seen-result` counting). */
+  seen: string[] | undefined;
   /** Failures since this signature last succeeded. */
   exactFailures: number;
   /** Hash of the previous result, for no-progress and poll. */
@@ -100,6 +102,8 @@ export interface EffectivePolicy {
   nudge: boolean;
   warnAfter: Required<AxisThresholds>;
   hardStopAfter: Required<AxisThresholds>;
+  repetitionCount: RepetitionCount;
+  failureReset: FailureReset;
 }
 
 /** Everything an axis needs to judge one call. */
@@ -185,6 +189,7 @@ export function signatureState(
   sig = (older && tableGet<SignatureState>(older, signature, print)) ?? {
     calls: 0,
     successes: 0,
+    seen: undefined,
     exactFailures: 0,
     lastResult: undefined,
     sameResultRun: 0,

@@ -15,7 +15,22 @@ export type Axis =
   | 'poll';
 
 /** How a tool behaves, which decides the axes it is measured on. */
-export type ToolKind = 'idempotent' | 'mutating' | 'poller';
+export type ToolKind = 'idempotent' | 'mutating' | 'poller' | 'pager';
+
+/**
+ * Which successful calls of a signature the repetition axis counts: `every` (reference 002: every
+ * non-failed call), `same-result` (the count restarts when the result changes, as Hermes' code
+ * does) or `seen-result` (a success counts when it returns a result the signature returned
+ * before; the first success counts too).
+ */
+export type RepetitionCount = 'every' | 'same-result' | 'seen-result';
+
+/**
+ * Which failure counts a successful call clears: `mutating` (a mutating success clears every
+ * failure count of the scope) or `same-tool` (a success clears its tool's failure count and its own
+ * signature's failures only).
+ */
+export type FailureReset = 'mutating' | 'same-tool';
 
 /** One threshold crossed on one axis by one call. */
 export interface Finding {
@@ -122,6 +137,15 @@ export interface LoopguardConfig {
     hardStop?: boolean;
     warnAfter?: AxisThresholds;
     hardStopAfter?: AxisThresholds;
+    /** How the repetition axis counts successes (default `seen-result`; `every` is reference 002). */
+    repetitionCount?: RepetitionCount;
+    /** Which failure counts a success clears (default `same-tool`). */
+    failureReset?: FailureReset;
+    /**
+     * Programs whose non-zero exit run from a shell tool is an answer, not a failure (`grep` with
+     * no match, `diff` of different files, linters); `[]` counts every non-zero exit as a failure.
+     */
+    answerExits?: string[];
   };
   tools?: Record<string, ToolPolicy>;
   scopes?: {
@@ -146,6 +170,9 @@ export interface ResolvedConfig {
     hardStop: boolean;
     warnAfter: Required<AxisThresholds>;
     hardStopAfter: Required<AxisThresholds>;
+    repetitionCount: RepetitionCount;
+    failureReset: FailureReset;
+    answerExits: string[];
   };
   tools: Record<string, ToolPolicy>;
   scopes: { max: number; idleMs: number };

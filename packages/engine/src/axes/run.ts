@@ -21,7 +21,8 @@ export function axesBefore(ctx: CallContext): Finding | undefined {
 /**
  * After a call: judges it on every axis of its tool's kind and writes what they find into
  * `findings` (emptied first; one array per engine, so nothing is allocated when nothing is found).
- * `result` is the call's `resultHash`; `nudgeAt` the streak thresholds in force for it, if any.
+ * `result` is the call's `resultHash`; `nudgeAt` the streak thresholds in force for it, if any;
+ * `answer` marks a failure taken as an answer (see answer-exits.ts), judged as a success.
  */
 export function axesAfter(
   ctx: CallContext,
@@ -29,6 +30,7 @@ export function axesAfter(
   result: string,
   nudgeAt: readonly number[] | undefined,
   findings: Finding[],
+  answer = false,
 ): Finding[] {
   // setting an array's length is a builtin call even when it is 0 already
   if (findings.length !== 0) findings.length = 0;
@@ -40,13 +42,19 @@ export function axesAfter(
   }
   if (ok) {
     sig.exactFailures = 0;
-    if (policy.kind === 'mutating') clearProgress(ctx.scope);
+    if (policy.failureReset === 'same-tool') {
+      if (ctx.scope.toolFailures.size !== 0) ctx.scope.toolFailures.delete(ctx.tool);
+      if (policy.kind === 'mutating') clearRuns(ctx.scope);
+    } else if (policy.kind === 'mutating') clearProgress(ctx.scope);
     if (policy.kind === 'poller') {
       finding = pollAfter(ctx, result);
       if (finding) findings.push(finding);
     } else {
-      finding = repetitionAfter(ctx);
-      if (finding) findings.push(finding);
+      // reference 002 counts every call the host did not report failed: not an answer exit
+      if (!answer || policy.repetitionCount !== 'every') {
+        finding = repetitionAfter(ctx, result);
+        if (finding) findings.push(finding);
+      }
       finding = noProgressAfter(ctx, result);
       if (finding) findings.push(finding);
     }
@@ -74,4 +82,12 @@ function clearProgress(scope: ScopeState): void {
     sig.exactFailures = 0;
     sig.sameResultRun = 0;
   }
+}
+
+/**
+ * A successful mutating call changed something: every run of identical results starts again
+ * (failure counts are cleared by the successes of their own tool and signature).
+ */
+function clearRuns(scope: ScopeState): void {
+  for (const sig of rememberedSignatures(scope)) sig.sameResultRun = 0;
 }

@@ -2,7 +2,9 @@ import type {
   AxisThresholds,
   ConfigCheck,
   ConfigIssue,
+  FailureReset,
   LoopguardConfig,
+  RepetitionCount,
   ToolKind,
   ToolPolicy,
 } from '../types.js';
@@ -17,7 +19,7 @@ const AXIS_KEYS = [
   'cycle',
   'poll',
 ] as const;
-const KINDS: readonly ToolKind[] = ['idempotent', 'mutating', 'poller'];
+const KINDS: readonly ToolKind[] = ['idempotent', 'mutating', 'poller', 'pager'];
 
 /** The problems found so far; the checkers below push onto it. */
 export type Issues = ConfigIssue[];
@@ -185,7 +187,20 @@ function nudgeSection(value: unknown, issues: Issues): LoopguardConfig['nudge'] 
 function guardrailsSection(value: unknown, issues: Issues): LoopguardConfig['guardrails'] {
   const obj = record(value, 'guardrails', issues);
   if (!obj) return undefined;
-  unknownKeys(obj, ['warnings', 'hardStop', 'warnAfter', 'hardStopAfter'], 'guardrails', issues);
+  unknownKeys(
+    obj,
+    [
+      'warnings',
+      'hardStop',
+      'warnAfter',
+      'hardStopAfter',
+      'repetitionCount',
+      'failureReset',
+      'answerExits',
+    ],
+    'guardrails',
+    issues,
+  );
   const out: NonNullable<LoopguardConfig['guardrails']> = {};
   for (const key of ['warnings', 'hardStop'] as const) {
     const b = obj[key] === undefined ? undefined : boolean(obj[key], `guardrails.${key}`, issues);
@@ -196,7 +211,36 @@ function guardrailsSection(value: unknown, issues: Issues): LoopguardConfig['gua
       obj[key] === undefined ? undefined : axisThresholds(obj[key], `guardrails.${key}`, issues);
     if (t) out[key] = t;
   }
+  const count = oneOf(obj.repetitionCount, REPETITION_COUNTS, 'guardrails.repetitionCount', issues);
+  if (count !== undefined) out.repetitionCount = count;
+  const reset = oneOf(obj.failureReset, FAILURE_RESETS, 'guardrails.failureReset', issues);
+  if (reset !== undefined) out.failureReset = reset;
+  const exits =
+    obj.answerExits === undefined
+      ? undefined
+      : stringList(obj.answerExits, 'guardrails.answerExits', issues);
+  if (exits) out.answerExits = exits;
   return out;
+}
+
+const REPETITION_COUNTS: readonly RepetitionCount[] = ['every', 'same-result', 'seen-result'];
+const FAILURE_RESETS: readonly FailureReset[] = ['mutating', 'same-tool'];
+
+/** `value` if it is one of `allowed` (undefined stays undefined), else an issue. */
+function oneOf<T extends string>(
+  value: unknown,
+  allowed: readonly T[],
+  path: string,
+  issues: Issues,
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (allowed.includes(value as T)) return value as T;
+  issues.push({
+    path,
+    value,
+    message: `${path} must be one of ${allowed.join(', ')}, got ${describe(value)}`,
+  });
+  return undefined;
 }
 
 /** Validates a native-shape configuration strictly; keeps what is valid and names every problem. */
