@@ -18,7 +18,7 @@ import {
 import { NudgeThresholds } from './nudge-thresholds.js';
 import { PolicyCache, resolvePolicy } from './policies.js';
 import { ScopeMap } from './scopes.js';
-import { argsDigest, digestSignature, resultHash } from './signature/index.js';
+import { argsDigest, digestSignature, errorKey, resultHash } from './signature/index.js';
 import {
   type CallContext,
   fillContext,
@@ -181,7 +181,8 @@ function afterCall(engine: EngineState, call: AfterCallInput): Decision {
   const result = resultHash(call.result);
   const nudgeAt = forgotten ? undefined : engine.nudges.forStreak(tool, streak, policy);
   const ctx = fillContext(engine.ctx, scope, tool, signature, policy, sig, streak, count);
-  const findings = axesAfter(ctx, ok, result, nudgeAt, engine.found, answer);
+  const error = ok ? undefined : errorKey(call.result);
+  const findings = axesAfter(ctx, ok, result, nudgeAt, engine.found, answer, error);
   recordHalt(scope, findings, tool);
   return decide(ctx, scopeKey, hash, findings.length === 0 ? [] : findings.slice());
 }

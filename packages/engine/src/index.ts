@@ -34,7 +34,6 @@ export type {
   Decision,
   Engine,
   EngineOptions,
-  FailureReset,
   Finding,
   FindingAction,
   LoadedConfig,

@@ -102,7 +102,6 @@ export function resolvePolicy(config: ResolvedConfig, tool: string): EffectivePo
     warnAfter: { ...config.guardrails.warnAfter, ...policy.warnAfter },
     hardStopAfter: { ...config.guardrails.hardStopAfter, ...policy.hardStopAfter },
     repetitionCount: config.guardrails.repetitionCount,
-    failureReset: config.guardrails.failureReset,
   };
 }
 

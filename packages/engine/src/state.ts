@@ -6,7 +6,7 @@ import {
   tableGet,
   tableValues,
 } from './signature/index.js';
-import type { AxisThresholds, FailureReset, Finding, RepetitionCount, ToolKind } from './types.js';
+import type { AxisThresholds, Finding, RepetitionCount, ToolKind } from './types.js';
 
 /** What the engine remembers about one signature within a scope. */
 export interface SignatureState {
@@ -79,6 +79,8 @@ export interface ScopeState {
   /** The generation before `signatures`, forgotten when `signatures` fills up again. */
   olderSignatures: SignatureTable | undefined;
   toolFailures: Map<string, number>;
+  /** Per tool, failures per error key (see `errorKey`): the same-error axis. */
+  toolErrors: Map<string, Map<string, number>>;
   /** Recent calls for cycle detection, oldest first. */
   history: CycleEntry[];
   /**
@@ -103,7 +105,6 @@ export interface EffectivePolicy {
   warnAfter: Required<AxisThresholds>;
   hardStopAfter: Required<AxisThresholds>;
   repetitionCount: RepetitionCount;
-  failureReset: FailureReset;
 }
 
 /** Everything an axis needs to judge one call. */
@@ -164,6 +165,7 @@ export function newScope(): ScopeState {
     signatureCount: 0,
     olderSignatures: undefined,
     toolFailures: new Map(),
+    toolErrors: new Map(),
     history: [],
     cycleRuns: [0, 0, 0, 0],
     calmRun: 0,

@@ -12,7 +12,8 @@ export type Axis =
   | 'same_tool_failure'
   | 'no_progress'
   | 'cycle'
-  | 'poll';
+  | 'poll'
+  | 'same_error';
 
 /** How a tool behaves, which decides the axes it is measured on. */
 export type ToolKind = 'idempotent' | 'mutating' | 'poller' | 'pager';
@@ -24,13 +25,6 @@ export type ToolKind = 'idempotent' | 'mutating' | 'poller' | 'pager';
  * before; the first success counts too).
  */
 export type RepetitionCount = 'every' | 'same-result' | 'seen-result';
-
-/**
- * Which failure counts a successful call clears: `mutating` (a mutating success clears every
- * failure count of the scope) or `same-tool` (a success clears its tool's failure count and its own
- * signature's failures only).
- */
-export type FailureReset = 'mutating' | 'same-tool';
 
 /** One threshold crossed on one axis by one call. */
 export interface Finding {
@@ -109,6 +103,8 @@ export interface AxisThresholds {
   noProgress?: number;
   cycle?: number;
   poll?: number;
+  /** Failures of one tool with the same error text (digits aside), any arguments. */
+  sameError?: number;
 }
 
 /** How one tool is treated. */
@@ -139,8 +135,6 @@ export interface LoopguardConfig {
     hardStopAfter?: AxisThresholds;
     /** How the repetition axis counts successes (default `seen-result`; `every` is reference 002). */
     repetitionCount?: RepetitionCount;
-    /** Which failure counts a success clears (default `same-tool`). */
-    failureReset?: FailureReset;
     /**
      * Programs whose non-zero exit run from a shell tool is an answer, not a failure (`grep` with
      * no match, `diff` of different files, linters); `[]` counts every non-zero exit as a failure.
@@ -171,7 +165,6 @@ export interface ResolvedConfig {
     warnAfter: Required<AxisThresholds>;
     hardStopAfter: Required<AxisThresholds>;
     repetitionCount: RepetitionCount;
-    failureReset: FailureReset;
     answerExits: string[];
   };
   tools: Record<string, ToolPolicy>;

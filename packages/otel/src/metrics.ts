@@ -33,6 +33,7 @@ const AXIS_INDEX: Record<Axis, number> = {
   no_progress: 4,
   cycle: 5,
   poll: 6,
+  same_error: 7,
 };
 const OUTCOME_INDEX: Record<Outcome, number> = { ok: 0, error: 1, blocked: 2 };
 

@@ -2,7 +2,6 @@ import type {
   AxisThresholds,
   ConfigCheck,
   ConfigIssue,
-  FailureReset,
   LoopguardConfig,
   RepetitionCount,
   ToolKind,
@@ -18,6 +17,7 @@ const AXIS_KEYS = [
   'noProgress',
   'cycle',
   'poll',
+  'sameError',
 ] as const;
 const KINDS: readonly ToolKind[] = ['idempotent', 'mutating', 'poller', 'pager'];
 
@@ -189,15 +189,7 @@ function guardrailsSection(value: unknown, issues: Issues): LoopguardConfig['gua
   if (!obj) return undefined;
   unknownKeys(
     obj,
-    [
-      'warnings',
-      'hardStop',
-      'warnAfter',
-      'hardStopAfter',
-      'repetitionCount',
-      'failureReset',
-      'answerExits',
-    ],
+    ['warnings', 'hardStop', 'warnAfter', 'hardStopAfter', 'repetitionCount', 'answerExits'],
     'guardrails',
     issues,
   );
@@ -213,8 +205,6 @@ function guardrailsSection(value: unknown, issues: Issues): LoopguardConfig['gua
   }
   const count = oneOf(obj.repetitionCount, REPETITION_COUNTS, 'guardrails.repetitionCount', issues);
   if (count !== undefined) out.repetitionCount = count;
-  const reset = oneOf(obj.failureReset, FAILURE_RESETS, 'guardrails.failureReset', issues);
-  if (reset !== undefined) out.failureReset = reset;
   const exits =
     obj.answerExits === undefined
       ? undefined
@@ -224,7 +214,6 @@ function guardrailsSection(value: unknown, issues: Issues): LoopguardConfig['gua
 }
 
 const REPETITION_COUNTS: readonly RepetitionCount[] = ['every', 'same-result', 'seen-result'];
-const FAILURE_RESETS: readonly FailureReset[] = ['mutating', 'same-tool'];
 
 /** `value` if it is one of `allowed` (undefined stays undefined), else an issue. */
 function oneOf<T extends string>(

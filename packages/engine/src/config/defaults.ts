@@ -56,6 +56,7 @@ export function defaultConfig(): ResolvedConfig {
         noProgress: 2,
         cycle: 3,
         poll: 10,
+        sameError: 3,
       },
       hardStopAfter: {
         repetition: 8,
@@ -64,9 +65,9 @@ export function defaultConfig(): ResolvedConfig {
         noProgress: 5,
         cycle: 5,
         poll: 20,
+        sameError: 5,
       },
       repetitionCount: 'seen-result',
-      failureReset: 'mutating',
       answerExits: [...ANSWER_EXITS],
     },
     tools: {},

@@ -49,7 +49,6 @@ export function mergeConfig(
       warnAfter: { ...base.guardrails.warnAfter, ...layer.guardrails?.warnAfter },
       hardStopAfter: { ...base.guardrails.hardStopAfter, ...layer.guardrails?.hardStopAfter },
       repetitionCount: layer.guardrails?.repetitionCount ?? base.guardrails.repetitionCount,
-      failureReset: layer.guardrails?.failureReset ?? base.guardrails.failureReset,
       answerExits: layer.guardrails?.answerExits ?? base.guardrails.answerExits,
     },
     tools,
