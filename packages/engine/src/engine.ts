@@ -1,3 +1,4 @@
+import { isAnswerExit } from './answer-exits.js';
 import {
   axesAfter,
   countAttempt,
@@ -17,7 +18,7 @@ import {
 import { NudgeThresholds } from './nudge-thresholds.js';
 import { PolicyCache, resolvePolicy } from './policies.js';
 import { ScopeMap } from './scopes.js';
-import { argsDigest, digestSignature, resultHash } from './signature/index.js';
+import { argsDigest, digestSignature, errorKey, resultHash } from './signature/index.js';
 import {
   type CallContext,
   fillContext,
@@ -175,11 +176,14 @@ function afterCall(engine: EngineState, call: AfterCallInput): Decision {
     streak = unpairedStreak(scope, sig, forgotten);
     count = sig.calls;
   }
-  const ok = call.ok ?? true;
+  const reported = call.ok ?? true;
+  const answer = !reported && isAnswerExit(tool, call.args, engine.config.guardrails.answerExits);
+  const ok = reported || answer;
   const result = resultHash(call.result);
   const nudgeAt = forgotten ? undefined : engine.nudges.forStreak(tool, streak, policy);
   const ctx = fillContext(engine.ctx, scope, tool, signature, policy, sig, streak, count);
-  const findings = axesAfter(ctx, ok, result, nudgeAt, engine.found);
+  const error = ok ? undefined : errorKey(call.result);
+  const findings = axesAfter(ctx, ok, result, nudgeAt, engine.found, answer, error);
   recordHalt(scope, findings, tool);
   return decide(ctx, scopeKey, hash, findings.length === 0 ? [] : findings.slice());
 }

@@ -40,6 +40,7 @@ export type {
   LoopguardConfig,
   Mode,
   NoticeDecision,
+  RepetitionCount,
   ResolvedConfig,
   StopDecision,
   ThresholdParse,

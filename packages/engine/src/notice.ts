@@ -41,6 +41,7 @@ const AXIS_TEXT: Record<Axis, (tool: string, count: number) => string> = {
   no_progress: (tool, n) => `${tool} returned the same result ${n} times: no progress`,
   cycle: (_tool, n) => `the last calls repeat the same sequence (${n} laps), with the same results`,
   poll: (tool, n) => `${tool} was polled ${n} times without its result changing`,
+  same_error: (tool, n) => `${tool} has failed ${n} times with the same error (any arguments)`,
 };
 
 /**

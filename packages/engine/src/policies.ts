@@ -53,6 +53,16 @@ const MUTATING = new Set([
 const POLLER_SUFFIXES = ['_status', '_poll', '_wait', '_logs', '_tail', '_progress'];
 const POLLER_PREFIXES = ['poll_', 'check_status', 'get_status', 'wait_for_', 'tail_'];
 const IDEMPOTENT_PREFIXES = ['read_', 'get_', 'list_', 'search_', 'find_', 'fetch_'];
+const PAGERS = new Set([
+  'scroll_down',
+  'scroll_up',
+  'page_down',
+  'page_up',
+  'next_page',
+  'previous_page',
+  'prev_page',
+]);
+const PAGER_PREFIXES = ['scroll_'];
 
 /** The built-in kind for a tool name, from common agent tool names; `undefined` if unknown. */
 export function builtinKind(tool: string): ToolKind | undefined {
@@ -63,6 +73,7 @@ export function builtinKind(tool: string): ToolKind | undefined {
   ) {
     return 'poller';
   }
+  if (PAGERS.has(name) || PAGER_PREFIXES.some((p) => name.startsWith(p))) return 'pager';
   if (IDEMPOTENT.has(name)) return 'idempotent';
   if (MUTATING.has(name)) return 'mutating';
   if (IDEMPOTENT_PREFIXES.some((p) => name.startsWith(p))) return 'idempotent';
@@ -90,6 +101,7 @@ export function resolvePolicy(config: ResolvedConfig, tool: string): EffectivePo
     nudge: policy.nudge ?? true,
     warnAfter: { ...config.guardrails.warnAfter, ...policy.warnAfter },
     hardStopAfter: { ...config.guardrails.hardStopAfter, ...policy.hardStopAfter },
+    repetitionCount: config.guardrails.repetitionCount,
   };
 }
 

@@ -6,14 +6,16 @@ import {
   tableGet,
   tableValues,
 } from './signature/index.js';
-import type { AxisThresholds, Finding, ToolKind } from './types.js';
+import type { AxisThresholds, Finding, RepetitionCount, ToolKind } from './types.js';
 
 /** What the engine remembers about one signature within a scope. */
 export interface SignatureState {
   /** Attempts, blocked ones and failures included. */
   calls: number;
-  /** Successful calls (repetition axis). */
+  /** Successful calls the repetition axis counted (see `RepetitionCount`). */
   successes: number;
+  /** Result hashes of this signature's recent successes, newest last (`seen-result` counting). */
+  seen: string[] | undefined;
   /** Failures since this signature last succeeded. */
   exactFailures: number;
   /** Hash of the previous result, for no-progress and poll. */
@@ -77,6 +79,8 @@ export interface ScopeState {
   /** The generation before `signatures`, forgotten when `signatures` fills up again. */
   olderSignatures: SignatureTable | undefined;
   toolFailures: Map<string, number>;
+  /** Per tool, failures per error key (see `errorKey`): the same-error axis. */
+  toolErrors: Map<string, Map<string, number>>;
   /** Recent calls for cycle detection, oldest first. */
   history: CycleEntry[];
   /**
@@ -100,6 +104,7 @@ export interface EffectivePolicy {
   nudge: boolean;
   warnAfter: Required<AxisThresholds>;
   hardStopAfter: Required<AxisThresholds>;
+  repetitionCount: RepetitionCount;
 }
 
 /** Everything an axis needs to judge one call. */
@@ -162,6 +167,7 @@ export function newScope(): ScopeState {
     signatureCount: 0,
     olderSignatures: undefined,
     toolFailures: new Map(),
+    toolErrors: new Map(),
     history: [],
     cycleRuns: [0, 0, 0, 0],
     calmRun: 0,
@@ -187,6 +193,7 @@ export function signatureState(
   sig = (older && tableGet<SignatureState>(older, signature, print)) ?? {
     calls: 0,
     successes: 0,
+    seen: undefined,
     exactFailures: 0,
     lastResult: undefined,
     sameResultRun: 0,

@@ -18,10 +18,19 @@ export type Axis =
   | 'same_tool_failure'
   | 'no_progress'
   | 'cycle'
-  | 'poll';
+  | 'poll'
+  | 'same_error';
 
 /** How a tool behaves, which decides the axes it is measured on. */
-export type ToolKind = 'idempotent' | 'mutating' | 'poller';
+export type ToolKind = 'idempotent' | 'mutating' | 'poller' | 'pager';
+
+/**
+ * Which successful calls of a signature the repetition axis counts: `every` (reference 002: every
+ * non-failed call), `same-result` (the count restarts when the result changes, as Hermes' code
+ * does) or `seen-result` (a success counts when it returns a result the signature returned
+ * before; the first success counts too).
+ */
+export type RepetitionCount = 'every' | 'same-result' | 'seen-result';
 
 /** One threshold crossed on one axis by one call. */
 export interface Finding {
@@ -105,6 +114,8 @@ export interface AxisThresholds {
   noProgress?: number;
   cycle?: number;
   poll?: number;
+  /** Failures of one tool with the same error text (digits aside), any arguments. */
+  sameError?: number;
 }
 
 /** How one tool is treated. */
@@ -135,6 +146,13 @@ export interface LoopguardConfig {
     hardStop?: boolean;
     warnAfter?: AxisThresholds;
     hardStopAfter?: AxisThresholds;
+    /** How the repetition axis counts successes (default `seen-result`; `every` is reference 002). */
+    repetitionCount?: RepetitionCount;
+    /**
+     * Programs whose non-zero exit run from a shell tool is an answer, not a failure (`grep` with
+     * no match, `diff` of different files, linters); `[]` counts every non-zero exit as a failure.
+     */
+    answerExits?: string[];
   };
   tools?: Record<string, ToolPolicy>;
   scopes?: {
@@ -160,6 +178,8 @@ export interface ResolvedConfig {
     hardStop: boolean;
     warnAfter: Required<AxisThresholds>;
     hardStopAfter: Required<AxisThresholds>;
+    repetitionCount: RepetitionCount;
+    answerExits: string[];
   };
   tools: Record<string, ToolPolicy>;
   scopes: { max: number; idleMs: number };

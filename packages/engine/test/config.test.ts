@@ -273,7 +273,7 @@ describe('values JSON cannot write', () => {
       'guardrails.warnAfter.repetition must be a positive integer, got 10n',
       'guardrails.warnAfter.cycle must be a positive integer, got Infinity',
       'guardrails.warnAfter.poll must be a positive integer, got NaN',
-      'tools.x.kind must be one of idempotent, mutating, poller, got 5n',
+      'tools.x.kind must be one of idempotent, mutating, poller, pager, got 5n',
     ]);
   });
 });

@@ -21,7 +21,8 @@ function context(scope: ScopeState): CallContext {
   };
 }
 
-const fail = { ok: false, result: 'exit 1' };
+// no error text: these tests are about the exact and same-tool axes (same_error needs a text)
+const fail = { ok: false };
 
 describe('exact_failure', () => {
   it('warns from the 2nd failure of a signature and blocks from the 5th with hard stop', () => {

@@ -34,6 +34,7 @@ const AXIS_INDEX: Record<Axis, number> = {
   no_progress: 4,
   cycle: 5,
   poll: 6,
+  same_error: 7,
 };
 const OUTCOME_INDEX: Record<Outcome, number> = { ok: 0, error: 1, blocked: 2 };
 /** Slots per tool of each counter in enforce mode; shadow series take the slots after them. */

@@ -63,3 +63,37 @@ export function exactFailureBefore(ctx: CallContext): Finding | undefined {
     'block',
   );
 }
+
+/** Error keys a scope counts per tool: past this many, the tool's counts start again. */
+const MAX_ERRORS_PER_TOOL = 64;
+
+/**
+ * After a failed call: the same-error finding of its tool, counting failures of the tool with the
+ * same error key, whatever the arguments (never for failure-tolerant tools). It adds what
+ * exact_failure does not see: while every one of them is a failure of this call's signature since
+ * it last succeeded, it finds nothing.
+ */
+export function sameErrorAfter(ctx: CallContext, key: string): Finding | undefined {
+  if (ctx.policy.failureTolerant) return undefined;
+  const toolErrors = ctx.scope.toolErrors;
+  let errors = toolErrors.get(ctx.tool);
+  if (errors === undefined) {
+    if (toolErrors.size >= MAX_FAILING_TOOLS) dropOldest(toolErrors, MAX_FAILING_TOOLS / 8);
+    errors = new Map();
+    toolErrors.set(ctx.tool, errors);
+  } else if (errors.size >= MAX_ERRORS_PER_TOOL && !errors.has(key)) errors.clear();
+  const failures = (errors.get(key) ?? 0) + 1;
+  errors.set(key, failures);
+  // these failures are all this signature's since it last succeeded: exact_failure judges them
+  if (failures <= ctx.sig.exactFailures) return undefined;
+  const { warnAfter, hardStopAfter } = ctx.policy;
+  return thresholdFinding(
+    'same_error',
+    ctx.tool,
+    failures,
+    warnAfter.sameError,
+    hardStopAfter.sameError,
+    'halt',
+    ctx,
+  );
+}

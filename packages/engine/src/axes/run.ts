@@ -1,7 +1,12 @@
 import { type CallContext, rememberedSignatures, type ScopeState } from '../state.js';
 import type { Finding } from '../types.js';
 import { cycleAfter } from './cycle.js';
-import { exactFailureAfter, exactFailureBefore, sameToolFailureAfter } from './failure.js';
+import {
+  exactFailureAfter,
+  exactFailureBefore,
+  sameErrorAfter,
+  sameToolFailureAfter,
+} from './failure.js';
 import { noProgressAfter, noProgressBefore } from './no-progress.js';
 import { pollAfter, pollBefore } from './poll.js';
 import { repetitionAfter, repetitionBefore } from './repetition.js';
@@ -21,7 +26,9 @@ export function axesBefore(ctx: CallContext): Finding | undefined {
 /**
  * After a call: judges it on every axis of its tool's kind and writes what they find into
  * `findings` (emptied first; one array per engine, so nothing is allocated when nothing is found).
- * `result` is the call's `resultHash`; `nudgeAt` the streak thresholds in force for it, if any.
+ * `result` is the call's `resultHash`; `nudgeAt` the streak thresholds in force for it, if any;
+ * `answer` marks a failure taken as an answer (see answer-exits.ts), judged as a success;
+ * `error` is a failed call's `errorKey`.
  */
 export function axesAfter(
   ctx: CallContext,
@@ -29,6 +36,8 @@ export function axesAfter(
   result: string,
   nudgeAt: readonly number[] | undefined,
   findings: Finding[],
+  answer = false,
+  error: string | undefined = undefined,
 ): Finding[] {
   // setting an array's length is a builtin call even when it is 0 already
   if (findings.length !== 0) findings.length = 0;
@@ -40,13 +49,17 @@ export function axesAfter(
   }
   if (ok) {
     sig.exactFailures = 0;
+    if (ctx.scope.toolErrors.size !== 0) ctx.scope.toolErrors.delete(ctx.tool);
     if (policy.kind === 'mutating') clearProgress(ctx.scope);
     if (policy.kind === 'poller') {
       finding = pollAfter(ctx, result);
       if (finding) findings.push(finding);
     } else {
-      finding = repetitionAfter(ctx);
-      if (finding) findings.push(finding);
+      // reference 002 counts every call the host did not report failed: not an answer exit
+      if (!answer || policy.repetitionCount !== 'every') {
+        finding = repetitionAfter(ctx, result);
+        if (finding) findings.push(finding);
+      }
       finding = noProgressAfter(ctx, result);
       if (finding) findings.push(finding);
     }
@@ -55,6 +68,10 @@ export function axesAfter(
     if (finding) findings.push(finding);
     finding = sameToolFailureAfter(ctx);
     if (finding) findings.push(finding);
+    if (error !== undefined) {
+      finding = sameErrorAfter(ctx, error);
+      if (finding) findings.push(finding);
+    }
   }
   const changed =
     policy.kind === 'poller' && sig.lastResult !== undefined && sig.lastResult !== result;

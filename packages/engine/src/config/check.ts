@@ -4,6 +4,7 @@ import type {
   ConfigIssue,
   LoopguardConfig,
   Mode,
+  RepetitionCount,
   ToolKind,
   ToolPolicy,
 } from '../types.js';
@@ -17,8 +18,9 @@ const AXIS_KEYS = [
   'noProgress',
   'cycle',
   'poll',
+  'sameError',
 ] as const;
-const KINDS: readonly ToolKind[] = ['idempotent', 'mutating', 'poller'];
+const KINDS: readonly ToolKind[] = ['idempotent', 'mutating', 'poller', 'pager'];
 const MODES: readonly Mode[] = ['enforce', 'shadow'];
 
 /** A mode written as a word (any case, blanks around): `enforce` or `shadow`. */
@@ -193,7 +195,12 @@ function nudgeSection(value: unknown, issues: Issues): LoopguardConfig['nudge'] 
 function guardrailsSection(value: unknown, issues: Issues): LoopguardConfig['guardrails'] {
   const obj = record(value, 'guardrails', issues);
   if (!obj) return undefined;
-  unknownKeys(obj, ['warnings', 'hardStop', 'warnAfter', 'hardStopAfter'], 'guardrails', issues);
+  unknownKeys(
+    obj,
+    ['warnings', 'hardStop', 'warnAfter', 'hardStopAfter', 'repetitionCount', 'answerExits'],
+    'guardrails',
+    issues,
+  );
   const out: NonNullable<LoopguardConfig['guardrails']> = {};
   for (const key of ['warnings', 'hardStop'] as const) {
     const b = obj[key] === undefined ? undefined : boolean(obj[key], `guardrails.${key}`, issues);
@@ -204,7 +211,33 @@ function guardrailsSection(value: unknown, issues: Issues): LoopguardConfig['gua
       obj[key] === undefined ? undefined : axisThresholds(obj[key], `guardrails.${key}`, issues);
     if (t) out[key] = t;
   }
+  const count = oneOf(obj.repetitionCount, REPETITION_COUNTS, 'guardrails.repetitionCount', issues);
+  if (count !== undefined) out.repetitionCount = count;
+  const exits =
+    obj.answerExits === undefined
+      ? undefined
+      : stringList(obj.answerExits, 'guardrails.answerExits', issues);
+  if (exits) out.answerExits = exits;
   return out;
+}
+
+const REPETITION_COUNTS: readonly RepetitionCount[] = ['every', 'same-result', 'seen-result'];
+
+/** `value` if it is one of `allowed` (undefined stays undefined), else an issue. */
+function oneOf<T extends string>(
+  value: unknown,
+  allowed: readonly T[],
+  path: string,
+  issues: Issues,
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (allowed.includes(value as T)) return value as T;
+  issues.push({
+    path,
+    value,
+    message: `${path} must be one of ${allowed.join(', ')}, got ${describe(value)}`,
+  });
+  return undefined;
 }
 
 /** Validates a native-shape configuration strictly; keeps what is valid and names every problem. */

@@ -12,6 +12,32 @@ export const NUDGE_THRESHOLD_ENV = [
   'CYBERINE_REPEAT_TOOL_THRESHOLDS',
 ];
 
+/**
+ * Programs whose non-zero exit is an answer when a shell tool runs them: searches with no match,
+ * comparisons of different inputs, linters and type checkers reporting findings.
+ */
+export const ANSWER_EXITS: readonly string[] = Object.freeze([
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'ack',
+  'diff',
+  'cmp',
+  'test',
+  '[',
+  'pylint',
+  'flake8',
+  'pyflakes',
+  'pycodestyle',
+  'pydocstyle',
+  'ruff',
+  'mypy',
+  'eslint',
+  'shellcheck',
+]);
+
 /** The defaults of contract section 5. */
 export function defaultConfig(): ResolvedConfig {
   return {
@@ -31,6 +57,7 @@ export function defaultConfig(): ResolvedConfig {
         noProgress: 2,
         cycle: 3,
         poll: 10,
+        sameError: 3,
       },
       hardStopAfter: {
         repetition: 8,
@@ -39,7 +66,10 @@ export function defaultConfig(): ResolvedConfig {
         noProgress: 5,
         cycle: 5,
         poll: 20,
+        sameError: 5,
       },
+      repetitionCount: 'seen-result',
+      answerExits: [...ANSWER_EXITS],
     },
     tools: {},
     scopes: { max: 10_000, idleMs: 60 * 60 * 1000 },

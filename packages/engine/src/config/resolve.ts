@@ -49,6 +49,8 @@ export function mergeConfig(
       hardStop: layer.guardrails?.hardStop ?? base.guardrails.hardStop,
       warnAfter: { ...base.guardrails.warnAfter, ...layer.guardrails?.warnAfter },
       hardStopAfter: { ...base.guardrails.hardStopAfter, ...layer.guardrails?.hardStopAfter },
+      repetitionCount: layer.guardrails?.repetitionCount ?? base.guardrails.repetitionCount,
+      answerExits: layer.guardrails?.answerExits ?? base.guardrails.answerExits,
     },
     tools,
     scopes: { ...base.scopes, ...layer.scopes },

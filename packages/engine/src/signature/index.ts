@@ -2,7 +2,7 @@
 // memos, the signature of a call, result fingerprints and the table a scope keeps signatures in.
 export { canonicalJson } from './canonical-json.js';
 export { describeOpaque } from './opaque.js';
-export { resultHash } from './result-hash.js';
+export { errorKey, resultHash } from './result-hash.js';
 export {
   argsDigest,
   argsHash,

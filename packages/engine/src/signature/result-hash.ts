@@ -35,6 +35,22 @@ function sampledHash(text: string): string {
   return h.update(text.slice(text.length - EDGE_CHARS)).digest('base64');
 }
 
+/** Characters of an error text its key reads: an error says what it is at its start. */
+const ERROR_CHARS = 512;
+
+/**
+ * The key of a failed call's error: its first 512 characters with every run of digits read as
+ * one `0` and whitespace runs as one space, hashed; so `line 27424: javac: command not found`
+ * and `line 27478: javac: command not found` are the same error. Costs at most 512 characters
+ * of a string result. A failure without error text (no result, an empty or non-string one) has no
+ * key: it says nothing about being the same error.
+ */
+export function errorKey(result: unknown): string | undefined {
+  if (typeof result !== 'string' || result.trim() === '') return undefined;
+  const head = result.length > ERROR_CHARS ? result.slice(0, ERROR_CHARS) : result;
+  return quickHash(head.replace(/\d+/g, '0').replace(/\s+/g, ' '));
+}
+
 /**
  * A short internal key of a tool result, for the no-progress, cycle and poll axes: it only
  * compares a result with recent ones, so short results stand for themselves, a fast 53-bit hash
