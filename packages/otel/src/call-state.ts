@@ -18,6 +18,8 @@ export interface TraceState {
   active: boolean;
   /** Reports an internal failure (once per guard). */
   report(error: unknown): void;
+  /** The next `loopguard.sequence` of `scope`: 1, 2, 3… in the order its calls start. */
+  nextSequence(scope: string): number;
 }
 
 /** One call in flight: its span, scope and the engine's before-call decision. */

@@ -32,6 +32,23 @@ async function flushQuietly(provider: unknown): Promise<void> {
   }
 }
 
+/** Scopes whose sequence numbers are kept; past it the oldest scope started is forgotten. */
+const MAX_SEQUENCED_SCOPES = 10_000;
+
+/** `nextSequence` of a guard: per scope 1, 2, 3… with bounded memory (oldest scope out first). */
+function sequencer(): (scope: string) => number {
+  const next = new Map<string, number>();
+  return (scope) => {
+    const n = (next.get(scope) ?? 0) + 1;
+    if (n === 1 && next.size >= MAX_SEQUENCED_SCOPES) {
+      const oldest = next.keys().next();
+      if (!oldest.done) next.delete(oldest.value);
+    }
+    next.set(scope, n);
+    return n;
+  };
+}
+
 function argsOfDefault(args: readonly unknown[]): unknown {
   return args.length <= 1 ? args[0] : args;
 }
@@ -91,6 +108,7 @@ export function createGuard(options: GuardOptions = {}): Guard {
     onHalt: options.onHalt === 'return' ? 'return' : 'throw',
     agentName: options.agentName,
     active: true,
+    nextSequence: sequencer(),
     report(error) {
       if (reported) return;
       reported = true;

@@ -56,6 +56,8 @@ export const ATTR_LOOPGUARD_AXIS = 'loopguard.axis';
 export const ATTR_LOOPGUARD_NUDGE_LEVEL = 'loopguard.nudge.level';
 /** `loopguard.outcome`: `ok`, `error` or `blocked` */
 export const ATTR_LOOPGUARD_OUTCOME = 'loopguard.outcome';
+/** `loopguard.sequence`: int, the call's order in its scope (1, 2, 3…), assigned when it starts */
+export const ATTR_LOOPGUARD_SEQUENCE = 'loopguard.sequence';
 /** `loopguard.threshold` (event attribute) */
 export const ATTR_LOOPGUARD_THRESHOLD = 'loopguard.threshold';
 /** `loopguard.message` (event attribute) */

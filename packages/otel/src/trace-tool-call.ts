@@ -29,6 +29,7 @@ import {
   ATTR_LOOPGUARD_ARGS_HASH,
   ATTR_LOOPGUARD_OUTCOME,
   ATTR_LOOPGUARD_SCOPE,
+  ATTR_LOOPGUARD_SEQUENCE,
   ATTR_LOOPGUARD_SIGNATURE,
   ERROR_TYPE_BLOCKED,
   ERROR_TYPE_TOOL_ERROR,
@@ -50,6 +51,7 @@ function begin(state: TraceState, info: ToolCallInfo): Call {
       [ATTR_LOOPGUARD_SCOPE]: scope,
       [ATTR_LOOPGUARD_SIGNATURE]: before.signature,
       [ATTR_LOOPGUARD_ARGS_HASH]: before.argsHash,
+      [ATTR_LOOPGUARD_SEQUENCE]: state.nextSequence(scope),
     };
     if (info.callId) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
     if (info.toolType) attributes[ATTR_GEN_AI_TOOL_TYPE] = info.toolType;
