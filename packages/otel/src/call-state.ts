@@ -1,5 +1,6 @@
 import type { Action, AllowDecision, Engine, Finding, StopDecision } from '@loopguard/engine';
 import type { Context, Span, Tracer } from '@opentelemetry/api';
+import type { AgentRun } from './agent-run.js';
 import type { ResolvedCapture } from './capture.js';
 import type { LoopHaltError } from './errors.js';
 import type { GuardMetrics } from './metrics.js';
@@ -31,6 +32,8 @@ export interface Call {
   started: number;
   haltBefore: Finding | undefined;
   before: AllowDecision | StopDecision;
+  /** The agent run the call belongs to, if any. */
+  run: AgentRun | undefined;
   ended?: boolean;
 }
 

@@ -6,11 +6,20 @@ export class LoopHaltError extends Error {
   readonly finding: Finding;
   /** The scope that is halted. */
   readonly scope: string;
+  /** The axis of the halt (`finding.axis`). */
+  readonly axis: string;
+  /** The signature (`<tool>:<hash prefix>`) of the call that halted the scope, when known. */
+  readonly signature: string | undefined;
 
-  constructor(finding: Finding, scope: string, options?: { cause?: unknown }) {
-    super(`loopguard halted scope ${scope} (${finding.axis}): ${finding.message}`, options);
+  constructor(finding: Finding, scope: string, options?: { cause?: unknown; signature?: string }) {
+    super(
+      `loopguard halted scope ${scope} (${finding.axis}): ${finding.message}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'LoopHaltError';
     this.finding = finding;
     this.scope = scope;
+    this.axis = finding.axis;
+    this.signature = options?.signature;
   }
 }

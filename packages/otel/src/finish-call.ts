@@ -1,5 +1,6 @@
 import type { Action, Decision, Finding, StopDecision } from '@loopguard/engine';
 import { type Span, SpanStatusCode } from '@opentelemetry/api';
+import { stepAttributes } from './agent-run.js';
 import { type Call, type Finished, RANK, type TraceState } from './call-state.js';
 import { captureValue } from './capture.js';
 import { LoopHaltError } from './errors.js';
@@ -92,12 +93,18 @@ export function finish<T>(
         : ran && call.haltBefore.action !== 'halt'
           ? findings.find((f) => f.action === 'halt')
           : undefined;
+  if (haltAfter) call.run?.noteHalt(haltAfter.axis, call.before.signature);
+  else if (outcome === 'blocked' && call.haltBefore)
+    call.run?.noteHalt(call.haltBefore.axis, call.before.signature);
+  if (call.info.step) span.setAttributes(stepAttributes(call.info.step));
   if (haltAfter) {
     if (state.onHalt === 'throw') {
       halt = new LoopHaltError(
         haltAfter,
         call.scope,
-        error === undefined ? undefined : { cause: error },
+        error === undefined
+          ? { signature: call.before.signature }
+          : { cause: error, signature: call.before.signature },
       );
     } else {
       result = adapter.blocked(stopFrom(decision, haltAfter));

@@ -123,7 +123,7 @@ export function createGuard(options: GuardOptions = {}): Guard {
   const forceFlush = (): Promise<void> =>
     Promise.all([flushQuietly(tracerProvider), flushQuietly(meterProvider)]).then(() => {});
 
-  return {
+  const guard: Guard = {
     engine,
     traceToolCall<T>(
       info: ToolCallInfo,
@@ -160,6 +160,24 @@ export function createGuard(options: GuardOptions = {}): Guard {
       return stopping;
     },
   };
+  states.set(guard, state);
+  return guard;
+}
+
+/** The state of each guard `createGuard` made, for the adapters' run spans. */
+const states = new WeakMap<Guard, TraceState>();
+
+/**
+ * The tracer and agent name a run of `guard` records with: the guard's own, or the global
+ * tracer for a guard of the host's making. Undefined once the guard is shut down.
+ */
+export function runTracerOf(
+  guard: Guard,
+): { tracer: Tracer; agentName: string | undefined } | undefined {
+  const state = states.get(guard);
+  if (!state) return { tracer: trace.getTracer('@loopguard/otel', VERSION), agentName: undefined };
+  if (!state.active) return undefined;
+  return { tracer: state.tracer(), agentName: state.agentName };
 }
 
 let defaultGuard: Guard | undefined;
