@@ -10,7 +10,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { LoopHaltError } from './errors.js';
+import { loopHaltOf } from './errors.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_AGENT_ID,
@@ -91,7 +91,8 @@ export class AgentRun {
     if (this.#ended) return;
     this.#ended = true;
     try {
-      if (error instanceof LoopHaltError) this.noteHalt(error.finding.axis, error.signature);
+      const halt = loopHaltOf(error);
+      if (halt) this.noteHalt(halt.axis, halt.signature);
       const outcome: RunOutcome = this.halt
         ? 'halted'
         : error === undefined

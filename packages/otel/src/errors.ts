@@ -23,3 +23,17 @@ export class LoopHaltError extends Error {
     this.signature = options?.signature;
   }
 }
+
+/**
+ * The `LoopHaltError` a run failed with, wherever the framework put it: the error itself, the
+ * `error` field of a wrapper (OpenAI Agents' `ToolCallError`) or its `cause` chain; else undefined.
+ */
+export function loopHaltOf(error: unknown): LoopHaltError | undefined {
+  let current = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth++) {
+    if (current instanceof LoopHaltError) return current;
+    const wrapped = current as { error?: unknown; cause?: unknown };
+    current = wrapped.error instanceof Error ? wrapped.error : wrapped.cause;
+  }
+  return undefined;
+}

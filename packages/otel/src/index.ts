@@ -33,7 +33,7 @@ export type { GuardToolOptions } from './adapters/plain.js';
 export { guardTool } from './adapters/plain.js';
 export { defaultRedact } from './capture.js';
 export { defaultResultAdapter } from './default-adapter.js';
-export { LoopHaltError } from './errors.js';
+export { LoopHaltError, loopHaltOf } from './errors.js';
 export { createGuard, getGuard, setGuard } from './guard.js';
 export { LoopguardInstrumentation } from './instrumentation.js';
 export { withScope } from './scope.js';

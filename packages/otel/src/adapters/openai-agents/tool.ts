@@ -13,6 +13,7 @@ import {
   agentsResultAdapter,
   redactAgentsToolError,
 } from './results.js';
+import { patchAgentsRunner, stepOf } from './runs.js';
 import type { AgentsGuardOptions, AgentsToolCallDetails } from './types.js';
 
 type AnyFunctionTool = FunctionTool<unknown, never, unknown>;
@@ -53,12 +54,16 @@ function callInfo(
   runContext: RunContext<unknown>,
   details: AgentsToolCallDetails | undefined,
 ): ToolCallInfo {
+  const runScope =
+    typeof runContext === 'object' && runContext !== null ? runScopeOf(runContext) : undefined;
+  const step = stepOf(runScope, runContext);
   return {
     tool: name,
     args,
     callId: details?.toolCall?.callId,
     scope: scopeOf(options, runContext, details),
     toolType: 'function',
+    ...(step ? { step } : {}),
   };
 }
 
@@ -198,6 +203,11 @@ export function patchOpenAIAgents(
     const get = mod.getCurrentSpan;
     return typeof get === 'function' ? (get() as AgentsTraceSpan | null) : undefined;
   };
+  try {
+    patchAgentsRunner(mod, () => options.guard ?? getGuard());
+  } catch (error) {
+    diag.warn('loopguard: OpenAI Agents runs are not recorded as invoke_agent spans', error);
+  }
   return patchExport<ToolFactory>(
     mod,
     'tool',
