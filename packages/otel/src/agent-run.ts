@@ -33,6 +33,8 @@ import type { ModelStep, TokenUsage } from './types.js';
 const RUN_KEY = createContextKey('loopguard.agent-run');
 /** The run for code that runs without an OpenTelemetry context manager. */
 const local = new AsyncLocalStorage<AgentRun>();
+/** Runs not ended yet (an MCP session never closed), ended by `endOpenAgentRuns` at shutdown. */
+const open = new Set<AgentRun>();
 
 /** How an agent run ended: `loopguard.run.outcome`. */
 export type RunOutcome = 'completed' | 'halted' | 'failed';
@@ -68,6 +70,7 @@ export class AgentRun {
     this.span = span;
     this.ctx = trace.setSpan(parent, span).setValue(RUN_KEY, this);
     this.rootTraceId = root ? span.spanContext().traceId : undefined;
+    open.add(this);
   }
 
   /** Adds one model step's usage to the run's sums. */
@@ -90,6 +93,7 @@ export class AgentRun {
   end(error?: unknown): void {
     if (this.#ended) return;
     this.#ended = true;
+    open.delete(this);
     try {
       const halt = loopHaltOf(error);
       if (halt) this.noteHalt(halt.axis, halt.signature);
@@ -122,6 +126,11 @@ export class AgentRun {
 function errorTypeOf(error: unknown): string {
   if (error instanceof Error) return error.constructor?.name || error.name || 'Error';
   return typeof error === 'object' && error !== null ? 'object' : typeof error;
+}
+
+/** Ends every run still open (as completed, unless halted), so their spans are exported. */
+export function endOpenAgentRuns(): void {
+  for (const run of [...open]) run.end();
 }
 
 /** Writes the `gen_ai.usage.*` attributes of `usage` that are known. */

@@ -9,6 +9,7 @@ import {
 } from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { endOpenAgentRuns } from './agent-run.js';
 import { createGuard, setGuard } from './guard.js';
 import { LoopguardInstrumentation } from './instrumentation.js';
 
@@ -124,7 +125,10 @@ export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
     instrumentation,
     forceFlush: () => safely('forceFlush', flushGlobal),
     shutdown() {
-      stopping ??= safely('shutdown', () => (sdk ? sdk.shutdown() : flushGlobal()));
+      stopping ??= safely('shutdown', () => {
+        endOpenAgentRuns();
+        return sdk ? sdk.shutdown() : flushGlobal();
+      });
       return stopping;
     },
   };
