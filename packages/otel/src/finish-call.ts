@@ -124,10 +124,11 @@ export function finish<T>(
       message: outcome === 'blocked' ? (decision.findings[0]?.message ?? 'blocked') : errorType,
     });
   }
-  // What the tool itself returned (never loopguard's notice or a synthetic block result), so a
-  // replay of the export sees the same results the engine saw.
+  // What the tool itself returned as the engine compared it (a LangChain ToolMessage's content,
+  // never loopguard's notice or a synthetic block result), so a replay decides as the live run.
   if (state.capture.enabled && outcome !== 'blocked' && error === undefined) {
-    span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, captureValue(value, state.capture));
+    const seen = adapter.forHash ? adapter.forHash(value) : value;
+    span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, captureValue(seen, state.capture));
   }
   span.end();
   call.ended = true;
