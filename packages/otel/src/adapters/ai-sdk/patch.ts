@@ -3,7 +3,7 @@ import type { ToolSet } from 'ai';
 import { type AgentRun, aroundAgentRun, inAgentRun } from '../../agent-run.js';
 import { getGuard } from '../../guard.js';
 import { warnOnce } from '../../warn-once.js';
-import { openAgentRun, replaceExport } from '../shared/index.js';
+import { ORIGINAL_EXPORT, openAgentRun, replaceExport, unpatchExport } from '../shared/index.js';
 import { haltingPrepareStep } from './approved-halt.js';
 import { settleRun, withHaltStop } from './halt.js';
 import { withHaltTransform } from './halt-stream.js';
@@ -180,6 +180,7 @@ function guardedTextFn(original: TextFn, options: AiSdkGuardOptions, stream: boo
     return output;
   };
   Object.defineProperty(wrapper, PATCHED, { value: true });
+  Object.defineProperty(wrapper, ORIGINAL_EXPORT, { value: original });
   return wrapper;
 }
 
@@ -281,6 +282,7 @@ function guardedAgentClass(Original: AgentClass, options: AiSdkGuardOptions): Ag
   GuardedAgent.prototype = Original.prototype;
   Object.defineProperty(GuardedAgent, 'name', { value: Original.name });
   Object.defineProperty(GuardedAgent, PATCHED, { value: true });
+  Object.defineProperty(GuardedAgent, ORIGINAL_EXPORT, { value: Original });
   return GuardedAgent as unknown as AgentClass;
 }
 
@@ -330,4 +332,13 @@ export function guardedAiSdkExports<M extends Record<string, unknown>>(
     if (replacement !== undefined) copy[key] = replacement;
   }
   return copy as M;
+}
+
+/**
+ * Undoes `patchAiSdk` (or `guardedAiSdkExports` on the copy it returned): the SDK's own
+ * `generateText`, `streamText` and agent classes again. Tools and agents made before stay guarded.
+ */
+export function unpatchAiSdk(mod: Record<string, unknown>): void {
+  if (!mod || typeof mod !== 'object') return;
+  for (const key of [...PATCHED_NAMES, ...AGENT_CLASSES]) unpatchExport(mod, key);
 }

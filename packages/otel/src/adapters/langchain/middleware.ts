@@ -2,7 +2,7 @@ import type { ToolCall } from '@langchain/core/messages/tool';
 import { diag } from '@opentelemetry/api';
 import type { AgentMiddleware, ToolCallHandler } from 'langchain';
 import { getGuard } from '../../guard.js';
-import { cancellableBy, patchExport } from '../shared/index.js';
+import { cancellableBy, patchExport, unpatchExport } from '../shared/index.js';
 import { blockedDecision, langChainResultAdapter } from './results.js';
 import { agentInfoOf, recordAgentRuns, recordModelCall, stepOfToolCall } from './runs.js';
 import { langChainScope, threadIdOf } from './scope.js';
@@ -169,4 +169,9 @@ export function patchLangChain(
         return agent;
       },
   );
+}
+
+/** Undoes `patchLangChain`: the module's own `createAgent`; agents made before stay guarded. */
+export function unpatchLangChain(mod: Record<string, unknown>): void {
+  unpatchExport(mod, 'createAgent');
 }

@@ -5,7 +5,13 @@ import { getGuard } from '../../guard.js';
 import { scopeOfOption } from '../../scope.js';
 import type { ToolCallInfo } from '../../types.js';
 import { warnOnce } from '../../warn-once.js';
-import { cancellableBy, patchExport, runScopeUnlessContext, scopePerRun } from '../shared/index.js';
+import {
+  cancellableBy,
+  patchExport,
+  runScopeUnlessContext,
+  scopePerRun,
+  unpatchExport,
+} from '../shared/index.js';
 import { type ApprovalTool, approvalWithSdkInput } from './approval.js';
 import {
   AGENTS_DEFAULT_TOOL_ERROR,
@@ -13,7 +19,7 @@ import {
   agentsResultAdapter,
   redactAgentsToolError,
 } from './results.js';
-import { patchAgentsRunner, stepOf } from './runs.js';
+import { patchAgentsRunner, stepOf, unpatchAgentsRunner } from './runs.js';
 import type { AgentsGuardOptions, AgentsToolCallDetails } from './types.js';
 
 type AnyFunctionTool = FunctionTool<unknown, never, unknown>;
@@ -228,4 +234,10 @@ export function patchOpenAIAgents(
         return created;
       },
   );
+}
+
+/** Undoes `patchOpenAIAgents`: the SDK's own `tool` and `Runner.run`; tools made before stay guarded. */
+export function unpatchOpenAIAgents(mod: Record<string, unknown>): void {
+  unpatchExport(mod, 'tool');
+  unpatchAgentsRunner(mod);
 }
