@@ -70,6 +70,25 @@ export const INSTRUMENTED_MODULES: ReadonlyArray<string | RegExp> = [
 
 type ClientModule = { Client?: { prototype: unknown } };
 
+/** Told the name of each framework module an instrumentation patches (for register's notice). */
+const patchListeners = new WeakMap<LoopguardInstrumentation, (module: string) => void>();
+
+/** Calls `listener` with each framework module `instrumentation` patches from now on. */
+export function onFrameworkPatched(
+  instrumentation: LoopguardInstrumentation,
+  listener: (module: string) => void,
+): void {
+  patchListeners.set(instrumentation, listener);
+}
+
+function tell(instrumentation: LoopguardInstrumentation, module: string): void {
+  try {
+    patchListeners.get(instrumentation)?.(module);
+  } catch {
+    // a notice only
+  }
+}
+
 /**
  * The MCP SDK has no root entry point, so require-in-the-middle cannot match its CommonJS client
  * file by package name; it is matched by absolute path instead, resolved from the working
@@ -103,7 +122,11 @@ export class LoopguardInstrumentation extends InstrumentationBase<LoopguardInstr
   protected init(): InstrumentationModuleDefinition[] {
     const patch = (exports: ClientModule) => {
       try {
-        if (exports?.Client) patchMcpClientClass(exports.Client, { guard: this.getConfig().guard });
+        if (
+          exports?.Client &&
+          patchMcpClientClass(exports.Client, { guard: this.getConfig().guard })
+        )
+          tell(this, '@modelcontextprotocol/sdk');
       } catch (error) {
         this._diag.warn('cannot patch the MCP Client; its tool calls run unguarded', error);
       }
@@ -138,7 +161,9 @@ export class LoopguardInstrumentation extends InstrumentationBase<LoopguardInstr
           framework.versions,
           (exports: Record<string, unknown>) => {
             try {
-              return framework.patch(exports, this.getConfig().guard);
+              const patched = framework.patch(exports, this.getConfig().guard);
+              tell(this, framework.module);
+              return patched;
             } catch (error) {
               this._diag.warn(
                 `cannot patch ${framework.module}; its tool calls run unguarded`,

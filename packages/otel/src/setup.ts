@@ -11,7 +11,7 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { endOpenAgentRuns } from './agent-run.js';
 import { createGuard, setGuard } from './guard.js';
-import { LoopguardInstrumentation } from './instrumentation.js';
+import { LoopguardInstrumentation, onFrameworkPatched } from './instrumentation.js';
 
 /** What `startLoopguard` set up; `shutdown` and `forceFlush` are idempotent and never reject. */
 export interface LoopguardHandle {
@@ -83,6 +83,56 @@ function applyLogLevel(env: Record<string, string | undefined>): void {
   diag.setLogger(new DiagConsoleLogger(), { logLevel: level });
 }
 
+/** Where the spans go, in words: the OTLP traces endpoint, a provider of the app's, or nowhere. */
+function destinationOf(env: Record<string, string | undefined>, sdk: boolean, disabled: boolean) {
+  if (disabled) return 'export off (OTEL_SDK_DISABLED=true)';
+  if (!sdk) return "spans to the app's own tracer provider";
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim();
+  if (exporter && exporter !== 'otlp') return `traces exporter ${exporter}`;
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || 'http://localhost:4318';
+  const protocol = env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || 'http/protobuf';
+  const endpoint = traces || (protocol === 'grpc' ? base : `${base.replace(/\/$/, '')}/v1/traces`);
+  return `traces to ${endpoint} (${protocol})`;
+}
+
+const NOTICE_DELAY_MS = 2000;
+
+/**
+ * Says once on stderr that loopguard is active, where the spans go and which frameworks it
+ * patched: just after the first framework is patched (the app's other imports then load in the
+ * same turn), or after a moment or at exit when none is. Silent with `LOOPGUARD_QUIET=1`.
+ */
+function announce(
+  env: Record<string, string | undefined>,
+  instrumentation: LoopguardInstrumentation,
+  destination: string,
+): void {
+  const quiet = env.LOOPGUARD_QUIET?.trim().toLowerCase();
+  if (quiet === '1' || quiet === 'true') return;
+  const patched = new Set<string>();
+  let said = false;
+  const say = () => {
+    if (said) return;
+    said = true;
+    const frameworks = patched.size > 0 ? [...patched].join(', ') : 'none loaded yet';
+    try {
+      process.stderr.write(
+        `loopguard: active; ${destination}; frameworks patched: ${frameworks} (LOOPGUARD_QUIET=1 silences this)\n`,
+      );
+    } catch {
+      // a notice only
+    }
+  };
+  onFrameworkPatched(instrumentation, (module) => {
+    const first = patched.size === 0;
+    patched.add(module);
+    if (first && !said) setImmediate(say).unref?.();
+  });
+  setTimeout(say, NOTICE_DELAY_MS).unref();
+  process.once('beforeExit', say);
+}
+
 /**
  * What `register` does: creates the default guard, patches the agent frameworks, and starts the
  * OpenTelemetry Node SDK (OTLP export configured by the standard `OTEL_*` variables) unless a
@@ -100,9 +150,21 @@ export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
     warn('loopguard: invalid configuration; the default guard uses built-in defaults', error);
   }
   const instrumentation = new LoopguardInstrumentation();
+  let announced = false;
+  const announceOnce = (sdkStarted: boolean, off: boolean) => {
+    if (announced) return;
+    announced = true;
+    try {
+      announce(env, instrumentation, destinationOf(env, sdkStarted, off));
+    } catch {
+      // a notice only
+    }
+  };
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
   let sdk: NodeSDK | undefined;
   if (!disabled && !hasGlobalProvider()) {
+    // before start(): the SDK patches the modules already loaded right away
+    announceOnce(true, false);
     try {
       sdk = new NodeSDK({ instrumentations: [instrumentation] });
       sdk.start();
@@ -112,6 +174,7 @@ export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
     }
   }
   if (!sdk) {
+    announceOnce(false, disabled);
     applyLogLevel(env);
     registerInstrumentations({ instrumentations: [instrumentation] });
   }

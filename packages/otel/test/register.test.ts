@@ -111,6 +111,15 @@ async function runFixture(
 }
 
 describe('node --import @loopguard/otel/register', () => {
+  it('says once on stderr that it is active, with the endpoint and the frameworks patched', async () => {
+    const run = await runFixture('mcp-loop.mjs', 'notice');
+    expect(run.code, run.stderr).toBe(0);
+    const notices = run.stderr.split('\n').filter((line) => line.startsWith('loopguard: active'));
+    expect(notices).toEqual([
+      `loopguard: active; traces to ${(sink as OtlpSink).endpoint}/v1/traces (http/json); frameworks patched: @modelcontextprotocol/sdk (LOOPGUARD_QUIET=1 silences this)`,
+    ]);
+  });
+
   it('guards an unmodified ESM MCP client app and exports OTLP spans and metrics', async () => {
     const run = await runFixture('mcp-loop.mjs', 'loop-esm');
     const active = sink as OtlpSink;
@@ -300,8 +309,8 @@ describe('node --import @loopguard/otel/register', () => {
       const run = await runFixture(app, 'frameworks');
       expect(run.code, run.stderr).toBe(0);
       expect(run.lines[0]).toEqual({
-        agents: ['loopguard.openai-agents.patched'],
-        langchain: ['loopguard.langchain.patched'],
+        agents: ['loopguard.openai-agents.patched', 'loopguard.original-export'],
+        langchain: ['loopguard.langchain.patched', 'loopguard.original-export'],
       });
     });
   }
