@@ -7,6 +7,7 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { loggingErrorHandler, setGlobalErrorHandler } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { endOpenAgentRuns } from './agent-run.js';
@@ -98,6 +99,58 @@ function destinationOf(env: Record<string, string | undefined>, sdk: boolean, di
 
 const NOTICE_DELAY_MS = 2000;
 
+/** The OTLP endpoint of a signal as the SDK's exporters resolve it from the environment. */
+function otlpEndpoint(env: Record<string, string | undefined>, signal: 'traces' | 'metrics') {
+  const own = env[`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`]?.trim();
+  if (own) return own;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || 'http://localhost:4318';
+  return env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() === 'grpc'
+    ? base
+    : `${base.replace(/\/$/, '')}/v1/${signal}`;
+}
+
+/** What went wrong with an export, in words: the HTTP status, the socket error, or the message. */
+function failureOf(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  if (typeof e?.code === 'number') return `HTTP ${e.code}${message ? ` (${message})` : ''}`;
+  if (typeof e?.code === 'string') return e.code;
+  if (typeof e?.cause?.code === 'string') return e.cause.code;
+  return message;
+}
+
+/**
+ * Reports the first failed export of each signal once on stderr, with its endpoint and status,
+ * whatever `OTEL_LOG_LEVEL` says (without it the SDK says nothing, and an agent feeding a
+ * dashboard that is down, or that needs a token, looks healthy). Silent with `LOOPGUARD_QUIET=1`.
+ */
+function exportFailureReporter(
+  env: Record<string, string | undefined>,
+): (error: unknown, signal?: 'traces' | 'metrics') => void {
+  const quiet = ['1', 'true'].includes(env.LOOPGUARD_QUIET?.trim().toLowerCase() ?? '');
+  const said = new Set<string>();
+  return (error, known) => {
+    if (quiet) return;
+    try {
+      const text = `${String((error as { message?: unknown } | null)?.message ?? '')}`;
+      const signal = known ?? (/metric/i.test(text) ? 'metrics' : 'traces');
+      if (said.has(signal)) return;
+      said.add(signal);
+      process.stderr.write(
+        `loopguard: export of ${signal} to ${otlpEndpoint(env, signal)} failed: ${failureOf(error)} (said once)\n`,
+      );
+    } catch {
+      // a notice only
+    }
+  };
+}
+
+function isExportFailure(error: unknown): boolean {
+  const e = error as { name?: unknown; message?: unknown } | null;
+  if (e?.name === 'OTLPExporterError') return true;
+  return typeof e?.message === 'string' && /export|ECONNREFUSED|ENOTFOUND/i.test(e.message);
+}
+
 /**
  * Says once on stderr that loopguard is active, where the spans go and which frameworks it
  * patched: just after the first framework is patched (the app's other imports then load in the
@@ -162,9 +215,19 @@ export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
   };
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
   let sdk: NodeSDK | undefined;
+  const reportExport = exportFailureReporter(env);
   if (!disabled && !hasGlobalProvider()) {
     // before start(): the SDK patches the modules already loaded right away
     announceOnce(true, false);
+    try {
+      const logging = loggingErrorHandler();
+      setGlobalErrorHandler((error) => {
+        if (isExportFailure(error)) reportExport(error);
+        logging(error);
+      });
+    } catch (error) {
+      diag.debug('loopguard: export failures are reported through diag only', error);
+    }
     try {
       sdk = new NodeSDK({ instrumentations: [instrumentation] });
       sdk.start();
@@ -182,7 +245,10 @@ export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
 
   let stopping: Promise<void> | undefined;
   const safely = (what: string, work: () => Promise<void>) =>
-    work().catch((error: unknown) => diag.warn(`loopguard: ${what} failed`, error));
+    work().catch((error: unknown) => {
+      if (sdk && isExportFailure(error)) reportExport(error);
+      diag.warn(`loopguard: ${what} failed`, error);
+    });
   return {
     sdkStarted: sdk !== undefined,
     instrumentation,
