@@ -1,5 +1,6 @@
 import type { Action, AllowDecision, Engine, Finding, StopDecision } from '@loopguard/engine';
 import type { Context, Span, Tracer } from '@opentelemetry/api';
+import type { AgentRun } from './agent-run.js';
 import type { ResolvedCapture } from './capture.js';
 import type { LoopHaltError } from './errors.js';
 import type { GuardMetrics } from './metrics.js';
@@ -18,6 +19,8 @@ export interface TraceState {
   active: boolean;
   /** Reports an internal failure (once per guard). */
   report(error: unknown): void;
+  /** The next `loopguard.sequence` of `scope`: 1, 2, 3… in the order its calls start. */
+  nextSequence(scope: string): number;
 }
 
 /** One call in flight: its span, scope and the engine's before-call decision. */
@@ -29,6 +32,8 @@ export interface Call {
   started: number;
   haltBefore: Finding | undefined;
   before: AllowDecision | StopDecision;
+  /** The agent run the call belongs to, if any. */
+  run: AgentRun | undefined;
   ended?: boolean;
 }
 

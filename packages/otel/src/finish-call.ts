@@ -1,5 +1,6 @@
 import type { Action, Decision, Finding, StopDecision } from '@loopguard/engine';
 import { type Span, SpanStatusCode } from '@opentelemetry/api';
+import { stepAttributes } from './agent-run.js';
 import { type Call, type Finished, RANK, type TraceState } from './call-state.js';
 import { captureValue } from './capture.js';
 import { LoopHaltError } from './errors.js';
@@ -97,12 +98,18 @@ export function finish<T>(
         : ran && call.haltBefore.action !== 'halt'
           ? findings.find((f) => f.action === 'halt')
           : undefined;
+  if (haltAfter) call.run?.noteHalt(haltAfter.axis, call.before.signature);
+  else if (outcome === 'blocked' && call.haltBefore)
+    call.run?.noteHalt(call.haltBefore.axis, call.before.signature);
+  if (call.info.step) span.setAttributes(stepAttributes(call.info.step));
   if (haltAfter) {
     if (state.onHalt === 'throw') {
       halt = new LoopHaltError(
         haltAfter,
         call.scope,
-        error === undefined ? undefined : { cause: error },
+        error === undefined
+          ? { signature: call.before.signature }
+          : { cause: error, signature: call.before.signature },
       );
     } else {
       result = adapter.blocked(stopFrom(decision, haltAfter));
@@ -122,10 +129,11 @@ export function finish<T>(
       message: outcome === 'blocked' ? (decision.findings[0]?.message ?? 'blocked') : errorType,
     });
   }
-  // What the tool itself returned (never loopguard's notice or a synthetic block result), so a
-  // replay of the export sees the same results the engine saw.
+  // What the tool itself returned as the engine compared it (a LangChain ToolMessage's content,
+  // never loopguard's notice or a synthetic block result), so a replay decides as the live run.
   if (state.capture.enabled && outcome !== 'blocked' && error === undefined) {
-    span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, captureValue(value, state.capture));
+    const seen = adapter.forHash ? adapter.forHash(value) : value;
+    span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, captureValue(seen, state.capture));
   }
   span.end();
   call.ended = true;

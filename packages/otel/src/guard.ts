@@ -32,6 +32,23 @@ async function flushQuietly(provider: unknown): Promise<void> {
   }
 }
 
+/** Scopes whose sequence numbers are kept; past it the oldest scope started is forgotten. */
+const MAX_SEQUENCED_SCOPES = 10_000;
+
+/** `nextSequence` of a guard: per scope 1, 2, 3… with bounded memory (oldest scope out first). */
+function sequencer(): (scope: string) => number {
+  const next = new Map<string, number>();
+  return (scope) => {
+    const n = (next.get(scope) ?? 0) + 1;
+    if (n === 1 && next.size >= MAX_SEQUENCED_SCOPES) {
+      const oldest = next.keys().next();
+      if (!oldest.done) next.delete(oldest.value);
+    }
+    next.set(scope, n);
+    return n;
+  };
+}
+
 function argsOfDefault(args: readonly unknown[]): unknown {
   return args.length <= 1 ? args[0] : args;
 }
@@ -91,6 +108,7 @@ export function createGuard(options: GuardOptions = {}): Guard {
     onHalt: options.onHalt === 'return' ? 'return' : 'throw',
     agentName: options.agentName,
     active: true,
+    nextSequence: sequencer(),
     report(error) {
       if (reported) return;
       reported = true;
@@ -105,7 +123,7 @@ export function createGuard(options: GuardOptions = {}): Guard {
   const forceFlush = (): Promise<void> =>
     Promise.all([flushQuietly(tracerProvider), flushQuietly(meterProvider)]).then(() => {});
 
-  return {
+  const guard: Guard = {
     engine,
     traceToolCall<T>(
       info: ToolCallInfo,
@@ -142,6 +160,24 @@ export function createGuard(options: GuardOptions = {}): Guard {
       return stopping;
     },
   };
+  states.set(guard, state);
+  return guard;
+}
+
+/** The state of each guard `createGuard` made, for the adapters' run spans. */
+const states = new WeakMap<Guard, TraceState>();
+
+/**
+ * The tracer and agent name a run of `guard` records with: the guard's own, or the global
+ * tracer for a guard of the host's making. Undefined once the guard is shut down.
+ */
+export function runTracerOf(
+  guard: Guard,
+): { tracer: Tracer; agentName: string | undefined } | undefined {
+  const state = states.get(guard);
+  if (!state) return { tracer: trace.getTracer('@loopguard/otel', VERSION), agentName: undefined };
+  if (!state.active) return undefined;
+  return { tracer: state.tracer(), agentName: state.agentName };
 }
 
 let defaultGuard: Guard | undefined;

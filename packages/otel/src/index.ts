@@ -33,7 +33,7 @@ export type { GuardToolOptions } from './adapters/plain.js';
 export { guardTool } from './adapters/plain.js';
 export { defaultRedact } from './capture.js';
 export { defaultResultAdapter } from './default-adapter.js';
-export { LoopHaltError } from './errors.js';
+export { LoopHaltError, loopHaltOf } from './errors.js';
 export { createGuard, getGuard, setGuard } from './guard.js';
 export { LoopguardInstrumentation } from './instrumentation.js';
 export { withScope } from './scope.js';
@@ -43,11 +43,16 @@ export {
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_MODEL,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_GEN_AI_TOOL_TYPE,
+  ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   ATTR_LOOPGUARD_ACTION,
   ATTR_LOOPGUARD_ARGS_HASH,
   ATTR_LOOPGUARD_AXIS,
@@ -55,8 +60,13 @@ export {
   ATTR_LOOPGUARD_MESSAGE,
   ATTR_LOOPGUARD_NUDGE_LEVEL,
   ATTR_LOOPGUARD_OUTCOME,
+  ATTR_LOOPGUARD_RUN_HALT_AXIS,
+  ATTR_LOOPGUARD_RUN_HALT_SIGNATURE,
+  ATTR_LOOPGUARD_RUN_OUTCOME,
   ATTR_LOOPGUARD_SCOPE,
+  ATTR_LOOPGUARD_SEQUENCE,
   ATTR_LOOPGUARD_SIGNATURE,
+  ATTR_LOOPGUARD_STEP_ID,
   ATTR_LOOPGUARD_STREAK,
   ATTR_LOOPGUARD_THRESHOLD,
   ERROR_TYPE_BLOCKED,
@@ -64,6 +74,7 @@ export {
   EVENT_LOOPGUARD_HALT,
   EVENT_LOOPGUARD_NUDGE,
   EVENT_LOOPGUARD_WARN,
+  GEN_AI_OPERATION_INVOKE_AGENT,
   METRIC_GEN_AI_EXECUTE_TOOL_DURATION,
   METRIC_LOOPGUARD_DECISIONS,
   METRIC_LOOPGUARD_STREAK_LENGTH,
@@ -74,7 +85,9 @@ export type {
   Guard,
   GuardOptions,
   LoopguardInstrumentationConfig,
+  ModelStep,
   ResultAdapter,
+  TokenUsage,
   ToolCallInfo,
   WrapOptions,
 } from './types.js';

@@ -6,10 +6,10 @@ import {
   InstrumentationNodeModuleDefinition,
   InstrumentationNodeModuleFile,
 } from '@opentelemetry/instrumentation';
-import { guardedAiSdkExports, patchAiSdk } from './adapters/ai-sdk/index.js';
-import { patchLangChain } from './adapters/langchain/index.js';
+import { guardedAiSdkExports, patchAiSdk, unpatchAiSdk } from './adapters/ai-sdk/index.js';
+import { patchLangChain, unpatchLangChain } from './adapters/langchain/index.js';
 import { patchMcpClientClass, unpatchMcpClientClass } from './adapters/mcp/index.js';
-import { patchOpenAIAgents } from './adapters/openai-agents/index.js';
+import { patchOpenAIAgents, unpatchOpenAIAgents } from './adapters/openai-agents/index.js';
 import type { Guard, LoopguardInstrumentationConfig } from './types.js';
 import { VERSION } from './version.js';
 
@@ -19,6 +19,8 @@ interface ModulePatch {
   module: string;
   versions: string[];
   patch(exports: Record<string, unknown>, guard: Guard | undefined): Record<string, unknown>;
+  /** Undoes `patch` on the exports it returned (for `disable()`). */
+  unpatch(exports: Record<string, unknown>): void;
 }
 
 const MCP_VERSIONS = ['>=1.0.0 <2'];
@@ -38,6 +40,7 @@ const FRAMEWORKS: ModulePatch[] = [
     versions: ['>=5.0.0 <8'],
     patch: (exports, guard) =>
       patchAiSdk(exports, { guard }) ? exports : guardedAiSdkExports(exports, { guard }),
+    unpatch: unpatchAiSdk,
   },
   {
     module: '@openai/agents',
@@ -46,6 +49,7 @@ const FRAMEWORKS: ModulePatch[] = [
       patchOpenAIAgents(exports, { guard });
       return exports;
     },
+    unpatch: unpatchOpenAIAgents,
   },
   {
     module: 'langchain',
@@ -54,6 +58,7 @@ const FRAMEWORKS: ModulePatch[] = [
       patchLangChain(exports, { guard });
       return exports;
     },
+    unpatch: unpatchLangChain,
   },
 ];
 
@@ -64,6 +69,25 @@ export const INSTRUMENTED_MODULES: ReadonlyArray<string | RegExp> = [
 ];
 
 type ClientModule = { Client?: { prototype: unknown } };
+
+/** Told the name of each framework module an instrumentation patches (for register's notice). */
+const patchListeners = new WeakMap<LoopguardInstrumentation, (module: string) => void>();
+
+/** Calls `listener` with each framework module `instrumentation` patches from now on. */
+export function onFrameworkPatched(
+  instrumentation: LoopguardInstrumentation,
+  listener: (module: string) => void,
+): void {
+  patchListeners.set(instrumentation, listener);
+}
+
+function tell(instrumentation: LoopguardInstrumentation, module: string): void {
+  try {
+    patchListeners.get(instrumentation)?.(module);
+  } catch {
+    // a notice only
+  }
+}
 
 /**
  * The MCP SDK has no root entry point, so require-in-the-middle cannot match its CommonJS client
@@ -98,7 +122,11 @@ export class LoopguardInstrumentation extends InstrumentationBase<LoopguardInstr
   protected init(): InstrumentationModuleDefinition[] {
     const patch = (exports: ClientModule) => {
       try {
-        if (exports?.Client) patchMcpClientClass(exports.Client, { guard: this.getConfig().guard });
+        if (
+          exports?.Client &&
+          patchMcpClientClass(exports.Client, { guard: this.getConfig().guard })
+        )
+          tell(this, '@modelcontextprotocol/sdk');
       } catch (error) {
         this._diag.warn('cannot patch the MCP Client; its tool calls run unguarded', error);
       }
@@ -133,13 +161,22 @@ export class LoopguardInstrumentation extends InstrumentationBase<LoopguardInstr
           framework.versions,
           (exports: Record<string, unknown>) => {
             try {
-              return framework.patch(exports, this.getConfig().guard);
+              const patched = framework.patch(exports, this.getConfig().guard);
+              tell(this, framework.module);
+              return patched;
             } catch (error) {
               this._diag.warn(
                 `cannot patch ${framework.module}; its tool calls run unguarded`,
                 error,
               );
               return exports;
+            }
+          },
+          (exports?: Record<string, unknown>) => {
+            try {
+              if (exports) framework.unpatch(exports);
+            } catch (error) {
+              this._diag.warn(`cannot unpatch ${framework.module}`, error);
             }
           },
         ),

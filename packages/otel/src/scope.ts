@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Context, context, createContextKey, propagation, trace } from '@opentelemetry/api';
+import { currentAgentRun } from './agent-run.js';
 import { ATTR_GEN_AI_CONVERSATION_ID } from './semconv.js';
 import { warnOnce } from './warn-once.js';
 
@@ -53,7 +54,12 @@ export function resolveScope(explicit: string | undefined, ctx: Context): Resolv
   if (explicit) return { scope: explicit, source: 'explicit', conversation };
   if (conversation) return { scope: conversation, source: 'conversation', conversation };
   const spanContext = trace.getSpanContext(ctx);
-  if (spanContext && trace.isSpanContextValid(spanContext)) {
+  // a root invoke_agent span of loopguard's own leaves the scope to the adapter's run
+  if (
+    spanContext &&
+    trace.isSpanContextValid(spanContext) &&
+    spanContext.traceId !== currentAgentRun(ctx)?.rootTraceId
+  ) {
     return { scope: spanContext.traceId, source: 'trace', conversation };
   }
   return { scope: 'process', source: 'process', conversation };

@@ -18,6 +18,16 @@ export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
 export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
 /** `gen_ai.agent.id` */
 export const ATTR_GEN_AI_AGENT_ID = 'gen_ai.agent.id';
+/** `gen_ai.request.model` */
+export const ATTR_GEN_AI_REQUEST_MODEL = 'gen_ai.request.model';
+/** `gen_ai.response.model` */
+export const ATTR_GEN_AI_RESPONSE_MODEL = 'gen_ai.response.model';
+/** `gen_ai.usage.input_tokens` (cached input included) */
+export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
+/** `gen_ai.usage.output_tokens` */
+export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+/** `gen_ai.usage.cache_read.input_tokens`: input tokens served from the provider's cache */
+export const ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS = 'gen_ai.usage.cache_read.input_tokens';
 /** `gen_ai.tool.call.arguments` (opt-in) */
 export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
 /** `gen_ai.tool.call.result` (opt-in) */
@@ -58,6 +68,16 @@ export const ATTR_LOOPGUARD_NUDGE_LEVEL = 'loopguard.nudge.level';
 export const ATTR_LOOPGUARD_OUTCOME = 'loopguard.outcome';
 /** `loopguard.shadow`: `true` when the engine runs in shadow mode (the decision was not applied) */
 export const ATTR_LOOPGUARD_SHADOW = 'loopguard.shadow';
+/** `loopguard.sequence`: int, the call's order in its scope (1, 2, 3…), assigned when it starts */
+export const ATTR_LOOPGUARD_SEQUENCE = 'loopguard.sequence';
+/** `loopguard.step.id`: the model step that produced a tool call (shared by its parallel calls) */
+export const ATTR_LOOPGUARD_STEP_ID = 'loopguard.step.id';
+/** `loopguard.run.outcome` on an `invoke_agent` span: `completed`, `halted` or `failed` */
+export const ATTR_LOOPGUARD_RUN_OUTCOME = 'loopguard.run.outcome';
+/** `loopguard.run.halt.axis`: the axis of the halt that ended the run */
+export const ATTR_LOOPGUARD_RUN_HALT_AXIS = 'loopguard.run.halt.axis';
+/** `loopguard.run.halt.signature`: the signature of the call that halted the run */
+export const ATTR_LOOPGUARD_RUN_HALT_SIGNATURE = 'loopguard.run.halt.signature';
 /** `loopguard.threshold` (event attribute) */
 export const ATTR_LOOPGUARD_THRESHOLD = 'loopguard.threshold';
 /** `loopguard.message` (event attribute) */

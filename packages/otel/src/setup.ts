@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import {
   DiagConsoleLogger,
   DiagLogLevel,
@@ -7,11 +8,11 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import { createRequire } from 'node:module';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
+import { endOpenAgentRuns } from './agent-run.js';
 import { createGuard, setGuard } from './guard.js';
-import { LoopguardInstrumentation } from './instrumentation.js';
+import { LoopguardInstrumentation, onFrameworkPatched } from './instrumentation.js';
 
 /** What `startLoopguard` set up; `shutdown` and `forceFlush` are idempotent and never reject. */
 export interface LoopguardHandle {
@@ -59,18 +60,33 @@ async function flushGlobal(): Promise<void> {
 type Warn = (message: string, error?: unknown) => void;
 
 type NodeSdkModule = typeof import('@opentelemetry/sdk-node');
+type CoreModule = Pick<
+  typeof import('@opentelemetry/core'),
+  'loggingErrorHandler' | 'setGlobalErrorHandler'
+>;
 
 /**
  * The app's `@opentelemetry/sdk-node` (an optional peer, of either line: 0.2xx or 0.3xx), found
- * from where loopguard is installed; undefined when it is not installed.
+ * from where loopguard is installed, with the `@opentelemetry/core` it uses (for its global error
+ * handler, if it can be found); undefined when sdk-node is not installed.
  */
-function loadNodeSdk(): NodeSdkModule | undefined {
+function loadNodeSdk(): { sdk: NodeSdkModule; core: CoreModule | undefined } | undefined {
+  const require = createRequire(import.meta.url);
+  let path: string;
   try {
-    return createRequire(import.meta.url)('@opentelemetry/sdk-node') as NodeSdkModule;
+    path = require.resolve('@opentelemetry/sdk-node');
   } catch (error) {
     if ((error as { code?: unknown }).code === 'MODULE_NOT_FOUND') return undefined;
     throw error;
   }
+  const sdk = require(path) as NodeSdkModule;
+  let core: CoreModule | undefined;
+  try {
+    core = createRequire(path)('@opentelemetry/core') as CoreModule;
+  } catch {
+    core = undefined;
+  }
+  return { sdk, core };
 }
 
 /** Said on stderr (not through diag, which is silent by default) when there is no SDK to start. */
@@ -102,6 +118,108 @@ function applyLogLevel(env: Record<string, string | undefined>): void {
   diag.setLogger(new DiagConsoleLogger(), { logLevel: level });
 }
 
+/** Where the spans go, in words: the OTLP traces endpoint, a provider of the app's, or nowhere. */
+function destinationOf(env: Record<string, string | undefined>, sdk: boolean, disabled: boolean) {
+  if (disabled) return 'export off (OTEL_SDK_DISABLED=true)';
+  if (!sdk) return "spans to the app's own tracer provider";
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim();
+  if (exporter && exporter !== 'otlp') return `traces exporter ${exporter}`;
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || 'http://localhost:4318';
+  const protocol = env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || 'http/protobuf';
+  const endpoint = traces || (protocol === 'grpc' ? base : `${base.replace(/\/$/, '')}/v1/traces`);
+  return `traces to ${endpoint} (${protocol})`;
+}
+
+const NOTICE_DELAY_MS = 2000;
+
+/** The OTLP endpoint of a signal as the SDK's exporters resolve it from the environment. */
+function otlpEndpoint(env: Record<string, string | undefined>, signal: 'traces' | 'metrics') {
+  const own = env[`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`]?.trim();
+  if (own) return own;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || 'http://localhost:4318';
+  return env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() === 'grpc'
+    ? base
+    : `${base.replace(/\/$/, '')}/v1/${signal}`;
+}
+
+/** What went wrong with an export, in words: the HTTP status, the socket error, or the message. */
+function failureOf(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  if (typeof e?.code === 'number') return `HTTP ${e.code}${message ? ` (${message})` : ''}`;
+  if (typeof e?.code === 'string') return e.code;
+  if (typeof e?.cause?.code === 'string') return e.cause.code;
+  return message;
+}
+
+/**
+ * Reports the first failed export of each signal once on stderr, with its endpoint and status,
+ * whatever `OTEL_LOG_LEVEL` says (without it the SDK says nothing, and an agent feeding a
+ * dashboard that is down, or that needs a token, looks healthy). Silent with `LOOPGUARD_QUIET=1`.
+ */
+function exportFailureReporter(
+  env: Record<string, string | undefined>,
+): (error: unknown, signal?: 'traces' | 'metrics') => void {
+  const quiet = ['1', 'true'].includes(env.LOOPGUARD_QUIET?.trim().toLowerCase() ?? '');
+  const said = new Set<string>();
+  return (error, known) => {
+    if (quiet) return;
+    try {
+      const text = `${String((error as { message?: unknown } | null)?.message ?? '')}`;
+      const signal = known ?? (/metric/i.test(text) ? 'metrics' : 'traces');
+      if (said.has(signal)) return;
+      said.add(signal);
+      process.stderr.write(
+        `loopguard: export of ${signal} to ${otlpEndpoint(env, signal)} failed: ${failureOf(error)} (said once)\n`,
+      );
+    } catch {
+      // a notice only
+    }
+  };
+}
+
+function isExportFailure(error: unknown): boolean {
+  const e = error as { name?: unknown; message?: unknown } | null;
+  if (e?.name === 'OTLPExporterError') return true;
+  return typeof e?.message === 'string' && /export|ECONNREFUSED|ENOTFOUND/i.test(e.message);
+}
+
+/**
+ * Says once on stderr that loopguard is active, where the spans go and which frameworks it
+ * patched: just after the first framework is patched (the app's other imports then load in the
+ * same turn), or after a moment or at exit when none is. Silent with `LOOPGUARD_QUIET=1`.
+ */
+function announce(
+  env: Record<string, string | undefined>,
+  instrumentation: LoopguardInstrumentation,
+  destination: string,
+): void {
+  const quiet = env.LOOPGUARD_QUIET?.trim().toLowerCase();
+  if (quiet === '1' || quiet === 'true') return;
+  const patched = new Set<string>();
+  let said = false;
+  const say = () => {
+    if (said) return;
+    said = true;
+    const frameworks = patched.size > 0 ? [...patched].join(', ') : 'none loaded yet';
+    try {
+      process.stderr.write(
+        `loopguard: active; ${destination}; frameworks patched: ${frameworks} (LOOPGUARD_QUIET=1 silences this)\n`,
+      );
+    } catch {
+      // a notice only
+    }
+  };
+  onFrameworkPatched(instrumentation, (module) => {
+    const first = patched.size === 0;
+    patched.add(module);
+    if (first && !said) setImmediate(say).unref?.();
+  });
+  setTimeout(say, NOTICE_DELAY_MS).unref();
+  process.once('beforeExit', say);
+}
+
 /**
  * What `register` does: creates the default guard, patches the agent frameworks, and starts the
  * app's OpenTelemetry Node SDK (`@opentelemetry/sdk-node`, an optional peer; OTLP export
@@ -120,16 +238,40 @@ export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
     warn('loopguard: invalid configuration; the default guard uses built-in defaults', error);
   }
   const instrumentation = new LoopguardInstrumentation();
+  let announced = false;
+  const announceOnce = (destination: string) => {
+    if (announced) return;
+    announced = true;
+    try {
+      announce(env, instrumentation, destination);
+    } catch {
+      // a notice only
+    }
+  };
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
   let sdk: NodeSDK | undefined;
+  let noSdk = false;
+  const reportExport = exportFailureReporter(env);
   if (!disabled && !hasGlobalProvider()) {
     try {
-      const sdkModule = loadNodeSdk();
-      if (sdkModule) {
-        sdk = new sdkModule.NodeSDK({ instrumentations: [instrumentation] });
+      const loaded = loadNodeSdk();
+      if (loaded) {
+        // before start(): the SDK patches the modules already loaded right away
+        announceOnce(destinationOf(env, true, false));
+        try {
+          const logging = loaded.core?.loggingErrorHandler();
+          loaded.core?.setGlobalErrorHandler((error) => {
+            if (isExportFailure(error)) reportExport(error);
+            logging?.(error);
+          });
+        } catch (error) {
+          diag.debug('loopguard: export failures are reported through diag only', error);
+        }
+        sdk = new loaded.sdk.NodeSDK({ instrumentations: [instrumentation] });
         sdk.start();
       } else {
         process.stderr.write(`${NO_SDK_MESSAGE}\n`);
+        noSdk = true;
       }
     } catch (error) {
       diag.warn('loopguard: the OpenTelemetry SDK could not start; guarding without export', error);
@@ -137,6 +279,7 @@ export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
     }
   }
   if (!sdk) {
+    announceOnce(noSdk ? 'no export (no OpenTelemetry SDK)' : destinationOf(env, false, disabled));
     applyLogLevel(env);
     registerInstrumentations({ instrumentations: [instrumentation] });
   }
@@ -144,13 +287,19 @@ export function startLoopguard(options: StartOptions = {}): LoopguardHandle {
 
   let stopping: Promise<void> | undefined;
   const safely = (what: string, work: () => Promise<void>) =>
-    work().catch((error: unknown) => diag.warn(`loopguard: ${what} failed`, error));
+    work().catch((error: unknown) => {
+      if (sdk && isExportFailure(error)) reportExport(error);
+      diag.warn(`loopguard: ${what} failed`, error);
+    });
   return {
     sdkStarted: sdk !== undefined,
     instrumentation,
     forceFlush: () => safely('forceFlush', flushGlobal),
     shutdown() {
-      stopping ??= safely('shutdown', () => (sdk ? sdk.shutdown() : flushGlobal()));
+      stopping ??= safely('shutdown', () => {
+        endOpenAgentRuns();
+        return sdk ? sdk.shutdown() : flushGlobal();
+      });
       return stopping;
     },
   };

@@ -7,6 +7,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
+import { currentAgentRun } from './agent-run.js';
 import type { Call, Finished, TraceState } from './call-state.js';
 import { captureText, captureValue } from './capture.js';
 import { defaultResultAdapter } from './default-adapter.js';
@@ -30,7 +31,9 @@ import {
   ATTR_LOOPGUARD_ARGS_HASH,
   ATTR_LOOPGUARD_OUTCOME,
   ATTR_LOOPGUARD_SCOPE,
+  ATTR_LOOPGUARD_SEQUENCE,
   ATTR_LOOPGUARD_SIGNATURE,
+  ATTR_LOOPGUARD_STEP_ID,
   ERROR_TYPE_BLOCKED,
   ERROR_TYPE_TOOL_ERROR,
   EVENT_EXCEPTION,
@@ -40,7 +43,10 @@ import type { ResultAdapter, ToolCallInfo } from './types.js';
 
 /** Resolves the scope, asks the engine, and starts the span (in that order). */
 function begin(state: TraceState, info: ToolCallInfo): Call {
-  const parent = context.active();
+  const active = context.active();
+  const run = currentAgentRun(active);
+  // without a context manager the run is known from its own storage only
+  const parent = run && !trace.getSpan(active) ? run.ctx : active;
   const { scope, conversation } = resolveScope(info.scope, parent);
   const haltBefore = state.engine.haltDecision(scope);
   const before = state.engine.beforeCall({ scope, tool: info.tool, args: info.args });
@@ -51,6 +57,7 @@ function begin(state: TraceState, info: ToolCallInfo): Call {
       [ATTR_LOOPGUARD_SCOPE]: scope,
       [ATTR_LOOPGUARD_SIGNATURE]: before.signature,
       [ATTR_LOOPGUARD_ARGS_HASH]: before.argsHash,
+      [ATTR_LOOPGUARD_SEQUENCE]: state.nextSequence(scope),
     };
     if (info.callId) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
     if (info.toolType) attributes[ATTR_GEN_AI_TOOL_TYPE] = info.toolType;
@@ -58,6 +65,7 @@ function begin(state: TraceState, info: ToolCallInfo): Call {
     const agentName = info.agentName ?? state.agentName;
     if (agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = agentName;
     if (info.agentId) attributes[ATTR_GEN_AI_AGENT_ID] = info.agentId;
+    if (info.step) attributes[ATTR_LOOPGUARD_STEP_ID] = info.step.id;
     if (state.capture.enabled && info.args !== undefined) {
       attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureValue(info.args, state.capture);
     }
@@ -69,7 +77,8 @@ function begin(state: TraceState, info: ToolCallInfo): Call {
         parent,
       );
     const started = performance.now();
-    return { info, scope, span, ctx: trace.setSpan(parent, span), started, haltBefore, before };
+    const ctx = trace.setSpan(parent, span);
+    return { info, scope, span, ctx, started, haltBefore, before, run };
   } catch (error) {
     // the call now runs unguarded: the engine must not keep waiting for its afterCall
     if (before.action === 'allow')

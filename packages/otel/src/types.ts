@@ -32,6 +32,30 @@ export interface GuardOptions {
   agentName?: string;
 }
 
+/** Token counts of a model step or run, where the framework reports them. */
+export interface TokenUsage {
+  /** `gen_ai.usage.input_tokens` (cached input included) */
+  inputTokens?: number;
+  /** `gen_ai.usage.output_tokens` */
+  outputTokens?: number;
+  /** `gen_ai.usage.cache_read.input_tokens` */
+  cacheReadInputTokens?: number;
+}
+
+/**
+ * The model step that produced a tool call: `id` is the same for every call of the step (its
+ * parallel calls share it), so readers count its tokens once. Read when the call's span ends,
+ * so an adapter may fill in usage that arrives after the call started (a streamed step).
+ */
+export interface ModelStep extends TokenUsage {
+  /** `loopguard.step.id` */
+  id: string;
+  /** `gen_ai.request.model` */
+  requestModel?: string;
+  /** `gen_ai.response.model` */
+  responseModel?: string;
+}
+
 /** One tool call as an adapter describes it. */
 export interface ToolCallInfo {
   tool: string;
@@ -47,6 +71,8 @@ export interface ToolCallInfo {
   agentName?: string;
   /** `gen_ai.agent.id` */
   agentId?: string;
+  /** The model step that produced the call (token usage, models), where the adapter knows it. */
+  step?: ModelStep;
 }
 
 /** How a framework carries results: adapters supply one; the default treats results as strings/JSON. */

@@ -57,11 +57,12 @@ function runLoop(endpoint: string, extra: Parameters<typeof runNode>[1]['onLine'
 
 describe('register with an OTLP endpoint that never answers', () => {
   it('the app still exits on its own (code 0) after a bounded flush', async () => {
-    const run = await runLoop(await hangingEndpoint(), undefined);
+    const run = await runLoop(await hangingEndpoint(), undefined, { LOOPGUARD_QUIET: '1' });
     expect(run.signal, run.stderr).toBeNull();
     expect(run.code, run.stderr).toBe(0);
     expect(run.lines.filter((line) => line.result)).toHaveLength(3);
     expect(received).toBeGreaterThan(0); // the flush was tried
+    // LOOPGUARD_QUIET=1: not even the notice that loopguard is active
     expect(run.stderr).toBe('');
   });
 
@@ -86,5 +87,65 @@ describe('register with an OTLP endpoint that never answers', () => {
     expect(run.stderr).not.toMatch(/Unhandled|unhandledRejection|triggerUncaughtException/);
     // said once, through the OTel diag logger
     expect(run.stderr.match(/loopguard: the export did not finish/g)).toHaveLength(1);
+  });
+});
+
+/** An OTLP endpoint that answers every request with `status`. */
+async function answering(status: number): Promise<string> {
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(status, { 'content-type': 'text/plain' }).end('no'));
+  });
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const QUICK_EXPORT = { OTEL_EXPORTER_OTLP_TIMEOUT: '1000', OTEL_METRICS_EXPORTER: 'none' };
+
+function exportNotices(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => line.startsWith('loopguard: export of'));
+}
+
+describe('register reports a failing export once on stderr, without OTEL_LOG_LEVEL', () => {
+  for (const status of [401, 404]) {
+    it(`an endpoint answering ${status}`, async () => {
+      const endpoint = await answering(status);
+      const run = await runNode(['--import', '@loopguard/otel/register', 'mcp-loop.mjs'], {
+        cwd: FIXTURES,
+        env: cleanEnv({
+          OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_LOGS_EXPORTER: 'none',
+          LOOP_CALLS: '3',
+          ...QUICK_EXPORT,
+        }),
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(exportNotices(run.stderr)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^loopguard: export of traces to ${endpoint}/v1/traces failed: HTTP ${status}`,
+          ),
+        ),
+      ]);
+    });
+  }
+
+  it('an endpoint that refuses connections', async () => {
+    const endpoint = await answering(200);
+    await new Promise((resolve) => server?.close(resolve));
+    const run = await runNode(['--import', '@loopguard/otel/register', 'mcp-loop.mjs'], {
+      cwd: FIXTURES,
+      env: cleanEnv({
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_LOGS_EXPORTER: 'none',
+        LOOP_CALLS: '3',
+        ...QUICK_EXPORT,
+      }),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(exportNotices(run.stderr)).toHaveLength(1);
+    expect(exportNotices(run.stderr)[0]).toContain(`${endpoint}/v1/traces failed`);
   });
 });

@@ -45,12 +45,21 @@ function expectGuardedLoop(run: ChildResult, spans: SinkSpan[], service: string)
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': 'create_issue',
       'gen_ai.tool.type': 'extension',
-      'loopguard.scope': 'process',
     });
+    // the client's own scope, never the shared "process"
+    expect(span.attributes['loopguard.scope']).toMatch(/^mcp:[0-9a-f-]{36}$/);
     expect(span.attributes['loopguard.signature']).toMatch(/^create_issue:[0-9a-f]{16}$/);
     expect(span.attributes['loopguard.args_hash']).toMatch(/^[0-9a-f]{64}$/);
   }
   expect(tools.map((s) => s.attributes['loopguard.streak'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  expect(tools.map((s) => s.attributes['loopguard.sequence'])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  // one client session: one invoke_agent span over its calls, halted by the 8th
+  const sessions = spans.filter((s) => s.name.startsWith('invoke_agent'));
+  expect(sessions).toHaveLength(1);
+  expect(sessions[0]?.attributes).toMatchObject({
+    'gen_ai.operation.name': 'invoke_agent',
+    'loopguard.run.outcome': 'halted',
+  });
   expect(tools[2]?.attributes).toMatchObject({
     'loopguard.action': 'nudge',
     'loopguard.nudge.level': 1,
@@ -102,6 +111,15 @@ async function runFixture(
 }
 
 describe('node --import @loopguard/otel/register', () => {
+  it('says once on stderr that it is active, with the endpoint and the frameworks patched', async () => {
+    const run = await runFixture('mcp-loop.mjs', 'notice');
+    expect(run.code, run.stderr).toBe(0);
+    const notices = run.stderr.split('\n').filter((line) => line.startsWith('loopguard: active'));
+    expect(notices).toEqual([
+      `loopguard: active; traces to ${(sink as OtlpSink).endpoint}/v1/traces (http/json); frameworks patched: @modelcontextprotocol/sdk (LOOPGUARD_QUIET=1 silences this)`,
+    ]);
+  });
+
   it('guards an unmodified ESM MCP client app and exports OTLP spans and metrics', async () => {
     const run = await runFixture('mcp-loop.mjs', 'loop-esm');
     const active = sink as OtlpSink;
@@ -291,8 +309,8 @@ describe('node --import @loopguard/otel/register', () => {
       const run = await runFixture(app, 'frameworks');
       expect(run.code, run.stderr).toBe(0);
       expect(run.lines[0]).toEqual({
-        agents: ['loopguard.openai-agents.patched'],
-        langchain: ['loopguard.langchain.patched'],
+        agents: ['loopguard.openai-agents.patched', 'loopguard.original-export'],
+        langchain: ['loopguard.langchain.patched', 'loopguard.original-export'],
       });
     });
   }
@@ -309,7 +327,13 @@ describe('node --import @loopguard/otel/register', () => {
       deleted: 0,
     });
     expect(run.lines[1]).toEqual({ agents: [['execute_tool grep', 'conv-42']] });
-    expect(run.lines[2]).toEqual({ mcp: [['execute_tool create_issue', 'conv-42']] });
+    // the client's session is its run span (no scope of its own), ended by close()
+    expect(run.lines[2]).toEqual({
+      mcp: [
+        ['execute_tool create_issue', 'conv-42'],
+        ['invoke_agent app', null],
+      ],
+    });
     // the SDK's own trace keeps a guarded tool's error text out, as for an unguarded tool
     expect(run.lines[3]).toEqual({
       sdkTrace: [

@@ -1,11 +1,14 @@
 import { diag } from '@opentelemetry/api';
 import type { ToolSet } from 'ai';
+import { type AgentRun, aroundAgentRun, inAgentRun } from '../../agent-run.js';
+import { getGuard } from '../../guard.js';
 import { warnOnce } from '../../warn-once.js';
-import { replaceExport } from '../shared/index.js';
+import { ORIGINAL_EXPORT, openAgentRun, replaceExport, unpatchExport } from '../shared/index.js';
 import { haltingPrepareStep } from './approved-halt.js';
 import { settleRun, withHaltStop } from './halt.js';
 import { withHaltTransform } from './halt-stream.js';
 import { currentRun, inRun, newRun, type Run } from './runs.js';
+import { modelIdOf, steppingPrepareStep, stepRecordingModel } from './steps.js';
 import { bindRun, guardAiSdkTools } from './tools.js';
 import type { AiSdkGuardOptions } from './types.js';
 
@@ -110,21 +113,74 @@ function runOf(params: unknown): Run {
   }
 }
 
+/** Whether the call has the SDK's own telemetry on (its spans are then the run's). */
+function ownTelemetry(params: Settings): boolean {
+  const telemetry = params.experimental_telemetry as { isEnabled?: unknown } | undefined;
+  return telemetry?.isEnabled === true;
+}
+
+/**
+ * The `invoke_agent` span of a run, unless the SDK's own telemetry records the run (then the tool
+ * spans nest under its spans, and none is added).
+ */
+function agentRunFor(
+  params: Settings,
+  options: AiSdkGuardOptions,
+  agentName?: string,
+): AgentRun | undefined {
+  if (ownTelemetry(params)) return undefined;
+  const requestModel = modelIdOf(params.model);
+  return openAgentRun(options.guard ?? getGuard(), {
+    ...(agentName ? { agentName } : {}),
+    ...(requestModel ? { requestModel } : {}),
+  });
+}
+
+/** Ends a streamed run when its steps settle (read only by loopguard; the host's result is untouched). */
+function endWhenStreamed(output: unknown, agent: AgentRun | undefined): void {
+  if (!agent) return;
+  Promise.resolve(output)
+    .then((result) => (result as { steps?: unknown } | null)?.steps)
+    .then(
+      () => agent.end(),
+      (error: unknown) => agent.end(error),
+    );
+}
+
+/** The settings of a run that record its model steps: their usage and the step of each tool call. */
+function stepSettings(params: Settings, run: Run, prepareStep: unknown): Settings {
+  try {
+    return {
+      model: stepRecordingModel(params.model, run),
+      prepareStep: steppingPrepareStep(prepareStep, run),
+    };
+  } catch (error) {
+    warnOnce('loopguard: AI SDK steps not recorded', error);
+    return { prepareStep };
+  }
+}
+
 function guardedTextFn(original: TextFn, options: AiSdkGuardOptions, stream: boolean): TextFn {
   const wrapper: TextFn = function (this: unknown, params) {
     const tools = params?.tools;
     if (!tools) return original.call(this, params);
     const run = runOf(params);
-    const output = original.call(this, {
-      ...params,
-      tools: guardedForRun(tools, options, run),
-      onStepFinish: rememberingSteps(params.onStepFinish, run.scope),
-      prepareStep: haltingPrepareStep(params.prepareStep, run),
-      ...haltSettings(params, stream),
-    });
-    return settled(output, stream);
+    run.agent = agentRunFor(params, options);
+    const call = () =>
+      original.call(this, {
+        ...params,
+        tools: guardedForRun(tools, options, run),
+        onStepFinish: rememberingSteps(params.onStepFinish, run.scope),
+        ...stepSettings(params, run, haltingPrepareStep(params.prepareStep, run)),
+        ...haltSettings(params, stream),
+      });
+    if (!stream) return aroundAgentRun(run.agent, () => settled(call(), false));
+    const output = inAgentRun(run.agent, call);
+    endWhenStreamed(output, run.agent);
+    return output;
   };
   Object.defineProperty(wrapper, PATCHED, { value: true });
+  Object.defineProperty(wrapper, ORIGINAL_EXPORT, { value: original });
   return wrapper;
 }
 
@@ -152,6 +208,21 @@ function withStepMemory(args: unknown[], scope: string): unknown[] {
   return [{ ...params, onStepFinish: rememberingSteps(own, scope) }, ...rest];
 }
 
+/** An agent's settings (the SDK keeps them in a private field), for its model and telemetry. */
+function settingsOf(agent: object): Settings {
+  const settings = (agent as { settings?: unknown }).settings;
+  return typeof settings === 'object' && settings !== null ? (settings as Settings) : {};
+}
+
+function agentIdOf(agent: object): string | undefined {
+  try {
+    const id = (agent as { id?: unknown }).id;
+    return typeof id === 'string' && id ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function defineMethod(target: object, key: string, value: Method): void {
   Object.defineProperty(target, key, { value, writable: true, configurable: true });
 }
@@ -169,9 +240,13 @@ function scopeAgentRuns(agent: object, options: AiSdkGuardOptions): void {
     const stream = key === 'stream';
     defineMethod(agent, key, function (this: unknown, ...args: unknown[]) {
       const run = runOf(args[0]);
+      run.agent = agentRunFor(settingsOf(agent), options, agentIdOf(agent));
       const call = withStepMemory(stream ? withStreamHalt(args) : args, run.scope);
-      const output = inRun(run, () => (method as Method).apply(this, call));
-      return settled(output, stream);
+      const invoke = () => inRun(run, () => (method as Method).apply(this, call));
+      if (!stream) return aroundAgentRun(run.agent, () => settled(invoke(), false));
+      const output = inAgentRun(run.agent, invoke);
+      endWhenStreamed(output, run.agent);
+      return output;
     });
   }
   const prepareCall = methods.prepareCall;
@@ -183,7 +258,7 @@ function scopeAgentRuns(agent: object, options: AiSdkGuardOptions): void {
     return {
       ...prepared,
       tools: guardedForRun(prepared.tools, options, run),
-      prepareStep: haltingPrepareStep(prepared.prepareStep, run),
+      ...stepSettings(prepared, run, haltingPrepareStep(prepared.prepareStep, run)),
       // the SDK's prepareCall has put its default (stepCountIs(20) in ai 6) there already
       stopWhen: haltSettings(prepared, false).stopWhen ?? prepared.stopWhen,
     };
@@ -207,6 +282,7 @@ function guardedAgentClass(Original: AgentClass, options: AiSdkGuardOptions): Ag
   GuardedAgent.prototype = Original.prototype;
   Object.defineProperty(GuardedAgent, 'name', { value: Original.name });
   Object.defineProperty(GuardedAgent, PATCHED, { value: true });
+  Object.defineProperty(GuardedAgent, ORIGINAL_EXPORT, { value: Original });
   return GuardedAgent as unknown as AgentClass;
 }
 
@@ -256,4 +332,13 @@ export function guardedAiSdkExports<M extends Record<string, unknown>>(
     if (replacement !== undefined) copy[key] = replacement;
   }
   return copy as M;
+}
+
+/**
+ * Undoes `patchAiSdk` (or `guardedAiSdkExports` on the copy it returned): the SDK's own
+ * `generateText`, `streamText` and agent classes again. Tools and agents made before stay guarded.
+ */
+export function unpatchAiSdk(mod: Record<string, unknown>): void {
+  if (!mod || typeof mod !== 'object') return;
+  for (const key of [...PATCHED_NAMES, ...AGENT_CLASSES]) unpatchExport(mod, key);
 }

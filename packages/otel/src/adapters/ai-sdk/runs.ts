@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import type { AgentRun } from '../../agent-run.js';
+import type { ModelStep } from '../../types.js';
 
 /**
  * How loopguard ended a call or step: the halting call's `LoopHaltError` (`onHalt: 'throw'`), or
@@ -15,6 +17,10 @@ export type Halt = { error: Error } | { message: string };
 export interface Run {
   readonly scope: string;
   halt?: Halt;
+  /** The model step whose tool calls run now (`called`: its model call has started). */
+  step?: ModelStep & { called?: boolean };
+  /** The run's `invoke_agent` span, when loopguard opened one. */
+  agent?: AgentRun;
 }
 
 /**

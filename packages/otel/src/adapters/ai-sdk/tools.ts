@@ -220,8 +220,9 @@ function guardOne(name: string, original: AnyTool, options: AiSdkGuardOptions): 
     };
     let traced: Promise<unknown>;
     try {
+      const step = currentRun()?.step;
       traced = guard.traceToolCall(
-        { tool: name, args: input, callId, scope, toolType: 'function' },
+        { tool: name, args: input, callId, scope, toolType: 'function', ...(step ? { step } : {}) },
         run,
         adapter,
       );

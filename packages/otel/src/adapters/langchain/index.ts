@@ -1,5 +1,5 @@
 /** The LangChain.js adapter: agent middleware, guarded tools, and `createAgent` patching for `register`. */
 
-export { loopguardMiddleware, patchLangChain } from './middleware.js';
+export { loopguardMiddleware, patchLangChain, unpatchLangChain } from './middleware.js';
 export { guardLangChainTool } from './tool.js';
 export type { LangChainGuardOptions, LangChainToolLike } from './types.js';

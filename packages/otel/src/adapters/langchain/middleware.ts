@@ -2,8 +2,9 @@ import type { ToolCall } from '@langchain/core/messages/tool';
 import { diag } from '@opentelemetry/api';
 import type { AgentMiddleware, ToolCallHandler } from 'langchain';
 import { getGuard } from '../../guard.js';
-import { cancellableBy, patchExport } from '../shared/index.js';
+import { cancellableBy, patchExport, unpatchExport } from '../shared/index.js';
 import { blockedDecision, langChainResultAdapter } from './results.js';
+import { agentInfoOf, recordAgentRuns, recordModelCall, stepOfToolCall } from './runs.js';
 import { langChainScope, threadIdOf } from './scope.js';
 import { isGuardedLangChainTool } from './tool.js';
 import { answerToolError, errorToolMessage } from './tool-errors.js';
@@ -62,12 +63,21 @@ function middlewareFor(
       }
       return undefined;
     },
+    wrapModelCall: async (request: unknown, handler: (request: unknown) => unknown) => {
+      const response = await handler(request);
+      recordModelCall(response);
+      return response;
+    },
     wrapToolCall: async (request: Request, handler: ToolCallHandler) => {
       const toolCall: ToolCall = request.toolCall;
       const guard = options.guard ?? getGuard();
       let result: unknown;
       try {
         if (isGuardedLangChainTool(request.tool)) return await handler(request);
+        const step = stepOfToolCall(
+          (request.state as { messages?: unknown } | undefined)?.messages,
+          toolCall.id,
+        );
         result = await guard.traceToolCall(
           {
             tool: toolCall.name,
@@ -75,6 +85,7 @@ function middlewareFor(
             callId: toolCall.id,
             scope: langChainScope(options.scope, request.runtime),
             toolType: 'function',
+            ...(step ? { step } : {}),
           },
           () => handler(request) as Promise<unknown>,
           cancellableBy(adapter, request.runtime?.signal),
@@ -146,7 +157,21 @@ export function patchLangChain(
       function (this: unknown, params) {
         if (!params) return original.call(this, params);
         const middleware = withLoopguard(params.middleware ?? [], options);
-        return original.call(this, { ...params, middleware });
+        const agent = original.call(this, { ...params, middleware });
+        try {
+          recordAgentRuns(agent, agentInfoOf(params), () => options.guard ?? getGuard());
+        } catch (error) {
+          diag.warn(
+            'loopguard: LangChain agent runs are not recorded as invoke_agent spans',
+            error,
+          );
+        }
+        return agent;
       },
   );
+}
+
+/** Undoes `patchLangChain`: the module's own `createAgent`; agents made before stay guarded. */
+export function unpatchLangChain(mod: Record<string, unknown>): void {
+  unpatchExport(mod, 'createAgent');
 }

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { StopDecision } from '@loopguard/engine';
+import { context, trace } from '@opentelemetry/api';
+import { type AgentRun, inAgentRun } from '../../agent-run.js';
 import { getGuard } from '../../guard.js';
-import type { ResultAdapter } from '../../types.js';
-import { cancellableBy } from '../shared/index.js';
+import type { Guard, ResultAdapter } from '../../types.js';
+import { cancellableBy, openAgentRun, runScopeUnlessContext } from '../shared/index.js';
 import type {
   McpCallToolParamsLike,
   McpCallToolResultLike,
@@ -33,6 +36,51 @@ export const mcpResultAdapter: ResultAdapter<McpCallToolResultLike> = {
   },
 };
 
+/** One client's session: its own scope and, once it calls a tool outside any span, its run span. */
+interface Session {
+  readonly scope: string;
+  run?: AgentRun;
+}
+
+const sessions = new WeakMap<object, Session>();
+
+function sessionOf(client: unknown): Session | undefined {
+  if (typeof client !== 'object' || client === null) return undefined;
+  let session = sessions.get(client);
+  if (!session) {
+    session = { scope: `mcp:${randomUUID()}` };
+    sessions.set(client, session);
+  }
+  return session;
+}
+
+/** The client's name as it introduced itself to the server (`clientInfo.name`), if readable. */
+function clientNameOf(client: unknown): string | undefined {
+  const info = (client as { _clientInfo?: { name?: unknown } } | null)?._clientInfo;
+  return typeof info?.name === 'string' && info.name ? info.name : undefined;
+}
+
+/**
+ * The session's run span, opened at its first call made outside any span (calls inside a span of
+ * the host's nest under that span instead); ended by `close()`.
+ */
+function sessionRun(session: Session, client: unknown, guard: Guard): AgentRun | undefined {
+  if (trace.getSpan(context.active())) return undefined;
+  if (!session.run) {
+    const agentName = clientNameOf(client);
+    session.run = openAgentRun(guard, agentName ? { agentName } : {});
+  }
+  return session.run;
+}
+
+/** Ends the run span of `client`'s session, if it has one; the next call opens a new one. */
+export function endMcpSession(client: unknown): void {
+  if (typeof client !== 'object' || client === null) return;
+  const session = sessions.get(client);
+  session?.run?.end();
+  sessions.delete(client);
+}
+
 function guarded(original: CallTool, options: McpInstrumentOptions): CallTool {
   const wrapper = function callTool(
     this: unknown,
@@ -41,15 +89,22 @@ function guarded(original: CallTool, options: McpInstrumentOptions): CallTool {
   ): Promise<unknown> {
     if (typeof params?.name !== 'string') return original.call(this, params, ...rest);
     const guard = options.guard ?? getGuard();
-    return guard.traceToolCall(
-      {
-        tool: params.name,
-        args: params.arguments ?? {},
-        scope: options.scope,
-        toolType: 'extension',
-      },
-      () => original.call(this, params, ...rest) as Promise<McpCallToolResultLike>,
-      cancellableBy(mcpResultAdapter, (rest[1] as { signal?: unknown } | undefined)?.signal),
+    const session = sessionOf(this);
+    const run = session ? sessionRun(session, this, guard) : undefined;
+    return inAgentRun(run, () =>
+      guard.traceToolCall(
+        {
+          tool: params.name,
+          args: params.arguments ?? {},
+          // no scope of the option's or the context's: the client's own, never the shared "process"
+          scope:
+            options.scope ??
+            (session ? runScopeUnlessContext(() => session.scope, 'MCP') : undefined),
+          toolType: 'extension',
+        },
+        () => original.call(this, params, ...rest) as Promise<McpCallToolResultLike>,
+        cancellableBy(mcpResultAdapter, (rest[1] as { signal?: unknown } | undefined)?.signal),
+      ),
     );
   };
   Object.defineProperty(wrapper, PATCHED, { value: true });
@@ -85,7 +140,28 @@ export function instrumentMcpClient<C extends McpClientLike>(
     writable: true,
     configurable: true,
   });
+  const close = (client as { close?: unknown }).close;
+  if (typeof close === 'function' && !isPatched(close)) {
+    Object.defineProperty(client, 'close', {
+      value: closing(close as Close),
+      writable: true,
+      configurable: true,
+    });
+  }
   return client;
+}
+
+type Close = (this: unknown, ...args: unknown[]) => unknown;
+
+/** `close` that also ends the client session's run span. */
+function closing(original: Close): Close {
+  const wrapper = function close(this: unknown, ...args: unknown[]) {
+    endMcpSession(this);
+    return original.apply(this, args);
+  };
+  Object.defineProperty(wrapper, PATCHED, { value: true });
+  Object.defineProperty(wrapper, ORIGINAL, { value: original });
+  return wrapper;
 }
 
 /**
@@ -107,17 +183,28 @@ export function patchMcpClientClass(
     writable: true,
     configurable: true,
   });
+  const close = (proto as { close?: unknown }).close;
+  if (typeof close === 'function' && !isPatched(close)) {
+    Object.defineProperty(proto, 'close', {
+      value: closing(close as Close),
+      writable: true,
+      configurable: true,
+    });
+  }
   return true;
 }
 
 /** Undoes `patchMcpClientClass` (used when the register instrumentation is disabled). */
 export function unpatchMcpClientClass(ClientClass: { prototype: unknown }): void {
   const proto = ClientClass?.prototype as Record<string, unknown> | undefined;
-  const current = proto?.callTool as Marked | undefined;
-  if (!proto || !isPatched(current)) return;
-  Object.defineProperty(proto, 'callTool', {
-    value: current?.[ORIGINAL],
-    writable: true,
-    configurable: true,
-  });
+  if (!proto) return;
+  for (const key of ['callTool', 'close']) {
+    const current = proto[key] as Marked | undefined;
+    if (!isPatched(current)) continue;
+    Object.defineProperty(proto, key, {
+      value: current?.[ORIGINAL],
+      writable: true,
+      configurable: true,
+    });
+  }
 }

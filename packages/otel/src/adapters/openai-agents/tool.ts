@@ -5,7 +5,13 @@ import { getGuard } from '../../guard.js';
 import { scopeOfOption } from '../../scope.js';
 import type { ToolCallInfo } from '../../types.js';
 import { warnOnce } from '../../warn-once.js';
-import { cancellableBy, patchExport, runScopeUnlessContext, scopePerRun } from '../shared/index.js';
+import {
+  cancellableBy,
+  patchExport,
+  runScopeUnlessContext,
+  scopePerRun,
+  unpatchExport,
+} from '../shared/index.js';
 import { type ApprovalTool, approvalWithSdkInput } from './approval.js';
 import {
   AGENTS_DEFAULT_TOOL_ERROR,
@@ -13,6 +19,7 @@ import {
   agentsResultAdapter,
   redactAgentsToolError,
 } from './results.js';
+import { patchAgentsRunner, stepOf, unpatchAgentsRunner } from './runs.js';
 import type { AgentsGuardOptions, AgentsToolCallDetails } from './types.js';
 
 type AnyFunctionTool = FunctionTool<unknown, never, unknown>;
@@ -53,12 +60,16 @@ function callInfo(
   runContext: RunContext<unknown>,
   details: AgentsToolCallDetails | undefined,
 ): ToolCallInfo {
+  const runScope =
+    typeof runContext === 'object' && runContext !== null ? runScopeOf(runContext) : undefined;
+  const step = stepOf(runScope, runContext);
   return {
     tool: name,
     args,
     callId: details?.toolCall?.callId,
     scope: scopeOf(options, runContext, details),
     toolType: 'function',
+    ...(step ? { step } : {}),
   };
 }
 
@@ -198,6 +209,11 @@ export function patchOpenAIAgents(
     const get = mod.getCurrentSpan;
     return typeof get === 'function' ? (get() as AgentsTraceSpan | null) : undefined;
   };
+  try {
+    patchAgentsRunner(mod, () => options.guard ?? getGuard());
+  } catch (error) {
+    diag.warn('loopguard: OpenAI Agents runs are not recorded as invoke_agent spans', error);
+  }
   return patchExport<ToolFactory>(
     mod,
     'tool',
@@ -218,4 +234,10 @@ export function patchOpenAIAgents(
         return created;
       },
   );
+}
+
+/** Undoes `patchOpenAIAgents`: the SDK's own `tool` and `Runner.run`; tools made before stay guarded. */
+export function unpatchOpenAIAgents(mod: Record<string, unknown>): void {
+  unpatchExport(mod, 'tool');
+  unpatchAgentsRunner(mod);
 }

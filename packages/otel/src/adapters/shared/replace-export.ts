@@ -42,5 +42,16 @@ export function patchExport<F extends (...args: never[]) => unknown>(
   if ((original as unknown as Record<symbol, unknown>)[mark]) return true;
   const wrapper = wrap(original);
   Object.defineProperty(wrapper, mark, { value: true });
+  Object.defineProperty(wrapper, ORIGINAL_EXPORT, { value: original });
   return replaceExport(mod, key, wrapper);
+}
+
+/** On a patched export: the function it replaced. */
+export const ORIGINAL_EXPORT = Symbol.for('loopguard.original-export');
+
+/** Undoes `patchExport` (or any replacement carrying `ORIGINAL_EXPORT`) of export `key`. */
+export function unpatchExport(mod: Record<string, unknown>, key: string): void {
+  const current = mod?.[key] as Record<symbol, unknown> | undefined;
+  const original = typeof current === 'function' ? current[ORIGINAL_EXPORT] : undefined;
+  if (typeof original === 'function') replaceExport(mod, key, original);
 }
