@@ -41,7 +41,11 @@ export interface Page<T> {
   total: number;
 }
 
-/** Totals for a time range. `loopShare` = non-allow calls / calls (0 when no calls). */
+/**
+ * Totals for a time range. `loopShare` = non-allow calls / calls (0 when no calls). Nudges, warns,
+ * blocks and halts count findings (a call's loopguard.<action> events, else its action), as
+ * `loopguard_decisions_total` does; `haltedSessions` counts the sessions the list marks halted.
+ */
 export interface Summary {
   spans: number;
   calls: number;
@@ -50,6 +54,8 @@ export interface Summary {
   blocks: number;
   halts: number;
   sessions: number;
+  /** Sessions with a block or halt in range (SessionRow.halted). */
+  haltedSessions: number;
   loopShare: number;
 }
 
@@ -82,6 +88,7 @@ export interface SessionRow {
   longestStreak: number;
   worstAction: LoopAction;
   halted: boolean;
+  /** Findings of each kind (a nudge beside a warn is still a nudge), as Summary counts them. */
   nudges: number;
   warns: number;
   blocks: number;
@@ -103,11 +110,13 @@ export interface TimelineCall {
   count: number;
   level?: number;
   outcome: 'ok' | 'error' | 'blocked';
+  /** loopguard.sequence: the call's order in its scope, when the instrumentation records it. */
+  sequence?: number;
   events: SpanEventRow[];
   attributes: Record<string, string>;
 }
 
-/** A session and its calls in time order. */
+/** A session and its calls in order: start time, then sequence (calls sharing a millisecond). */
 export interface SessionDetail {
   session: SessionRow;
   calls: TimelineCall[];

@@ -18,6 +18,7 @@ const SUMMARY: Summary = {
   blocks: 5e11,
   halts: 4e10,
   sessions: 7_654_321_098,
+  haltedSessions: 3_210_987_654,
   loopShare: 0.99999,
 };
 

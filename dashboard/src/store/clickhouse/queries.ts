@@ -14,6 +14,9 @@ import type { SqlParams } from './executor.js';
 import { RAW_SESSION_COLUMNS, rollupSessionCount } from './lists.js';
 import { defined, events, rawConditions, type Source, timeBound, where } from './sql.js';
 
+/** A span's loopguard.sequence (order in its scope), NULL when absent: ties of a start time sort by it. */
+const SEQUENCE = "toInt64OrNull(SpanAttributes['loopguard.sequence'])";
+
 /** Totals of a range: spans of any kind, then calls by action and distinct sessions. */
 export async function querySummary(src: Source, filter: QueryFilter): Promise<Summary> {
   const p1: SqlParams = {};
@@ -34,9 +37,10 @@ export async function querySummary(src: Source, filter: QueryFilter): Promise<Su
   // most of the time
   const sessions = await rollupSessionCount(src, filter);
   const [row] = await src.exec.query(
-    `SELECT count() AS calls, countIf(LoopAction = 'nudge') AS nudges, countIf(LoopAction = 'warn') AS warns,
-      countIf(LoopAction = 'block') AS blocks, countIf(LoopAction = 'halt') AS halts,
-      countIf(ActionRank > 0) AS loops
+    `SELECT count() AS calls, sum(NudgeFindings) AS nudges, sum(WarnFindings) AS warns,
+      sum(BlockFindings) AS blocks, sum(HaltFindings) AS halts,
+      countIf(ActionRank > 0) AS loops,
+      uniqExactIf(LoopScope, LoopScope != '' AND ActionRank >= 3) AS haltedSessions
       ${sessions === undefined ? ", uniqExactIf(LoopScope, LoopScope != '') AS sessions" : ''}
     FROM ${src.calls} ${where(callConds)}`,
     p2,
@@ -77,7 +81,7 @@ export async function querySession(
   const rows = await src.exec.query(
     `SELECT TraceId, SpanId, StartMs, Duration, ToolName, Signature, LoopAction, LoopAxis, Streak,
       LoopCount, NudgeLevel, Outcome, SpanAttributes, EventTimes, EventNames, EventAttributes
-    FROM ${src.derived} ${spans} ORDER BY Timestamp, SpanId, TraceId LIMIT ${limit} OFFSET ${offset}`,
+    FROM ${src.derived} ${spans} ORDER BY Timestamp, ${SEQUENCE} NULLS LAST, SpanId, TraceId LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
   const calls = rows.map((r) =>
@@ -109,7 +113,7 @@ export async function queryTrace(src: Source, traceId: string): Promise<TraceSpa
       toUnixTimestamp64Milli(Timestamp) AS StartMs, Duration, StatusCode, StatusMessage, SpanAttributes,
       arrayMap(t -> toUnixTimestamp64Milli(t), Events.Timestamp) AS EventTimes,
       Events.Name AS EventNames, Events.Attributes AS EventAttributes
-    FROM otel_traces WHERE TraceId = {trace:String} ORDER BY Timestamp, ParentSpanId != '', SpanId`,
+    FROM otel_traces WHERE TraceId = {trace:String} ORDER BY Timestamp, ParentSpanId != '', ${SEQUENCE} NULLS LAST, SpanId`,
     { trace: traceId.toLowerCase() },
   );
   return rows.map((r) =>

@@ -21,13 +21,14 @@ import {
 } from '../../common/index.js';
 import { LIFTED_COLUMNS_SQL, restoreAttributes } from '../lifted.js';
 import {
-  COUNT_ACTIONS,
+  COUNT_FINDINGS,
   callWhere,
   EVENTS_JSON_SQL,
   jsonEvents,
   jsonRecord,
   type Params,
   type Reader,
+  SEQUENCE_SQL,
 } from './sql.js';
 
 /** Totals of a range. */
@@ -41,8 +42,10 @@ export async function querySummary(read: Reader, filter: QueryFilter): Promise<S
   const callFilter = callWhere(filter, callParams);
   const [spans] = await read(`SELECT count(*) AS spans FROM otel_traces ${where}`, params);
   const [row] = await read(
-    `SELECT count(*) AS calls, ${COUNT_ACTIONS}, count(*) FILTER ("ActionRank" > 0) AS loops,
-      count(DISTINCT nullif("LoopScope", '')) AS sessions FROM otel_traces ${callFilter}`,
+    `SELECT count(*) AS calls, ${COUNT_FINDINGS}, count(*) FILTER ("ActionRank" > 0) AS loops,
+      count(DISTINCT nullif("LoopScope", '')) AS sessions,
+      count(DISTINCT nullif("LoopScope", '')) FILTER ("ActionRank" >= 3) AS "haltedSessions"
+    FROM otel_traces ${callFilter}`,
     callParams,
   );
   return summaryRow(spans?.spans, row);
@@ -50,7 +53,7 @@ export async function querySummary(read: Reader, filter: QueryFilter): Promise<S
 
 const SESSION_COLUMNS = `"LoopScope" AS scope, min("ServiceName") AS service,
   max("ConversationId") AS "conversationId", count(*) AS calls, max("Streak") AS "longestStreak",
-  max("ActionRank") AS "worstRank", max("ActionRank") >= 3 AS halted, ${COUNT_ACTIONS},
+  max("ActionRank") AS "worstRank", max("ActionRank") >= 3 AS halted, ${COUNT_FINDINGS},
   min("StartMs") AS start, max("StartMs" + "Duration" // 1000000) AS "end"`;
 
 /**
@@ -120,7 +123,7 @@ export async function querySession(
   const rows = await read(
     `SELECT "TraceId", "SpanId", "StartMs", "Duration", ${LIFTED_COLUMNS_SQL},
       to_json("SpanAttributes") AS attrs, ${EVENTS_JSON_SQL} AS events
-    FROM otel_traces ${clause} ORDER BY "Timestamp", "SpanId", "TraceId" LIMIT ${limit} OFFSET ${offset}`,
+    FROM otel_traces ${clause} ORDER BY "Timestamp", ${SEQUENCE_SQL} NULLS LAST, "SpanId", "TraceId" LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
   const calls = rows.map((r) =>
@@ -153,7 +156,7 @@ export async function queryTrace(read: Reader, traceId: string): Promise<TraceSp
     `SELECT "TraceId", "SpanId", "ParentSpanId", "SpanName", "SpanKind", "ServiceName", "StartMs",
       "Duration", "StatusCode", "StatusMessage", ${LIFTED_COLUMNS_SQL},
       to_json("SpanAttributes") AS attrs, ${EVENTS_JSON_SQL} AS events
-    FROM otel_traces WHERE "TraceId" = $trace ORDER BY "Timestamp", "ParentSpanId" <> '', "SpanId"`,
+    FROM otel_traces WHERE "TraceId" = $trace ORDER BY "Timestamp", "ParentSpanId" <> '', ${SEQUENCE_SQL} NULLS LAST, "SpanId"`,
     { trace: traceId.toLowerCase() },
   );
   return rows.map((r) =>
