@@ -153,3 +153,34 @@ export interface TraceSpan {
   attributes: Record<string, string>;
   events: SpanEventRow[];
 }
+
+/** Price of a model's tokens, USD per million tokens (`cachedInput` defaults to `input`). */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cachedInput?: number;
+}
+
+/**
+ * Tokens of the model steps that produced flagged calls (calls with any finding), each step
+ * counted once (`loopguard.step.id`; a call without one is a step of its own). `usd` is there
+ * when a price table is loaded: the priced steps' cost; `unpricedSteps` had no price for their
+ * model (or no model).
+ */
+export interface TokenSpend {
+  steps: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  usd?: number;
+  unpricedSteps: number;
+}
+
+/** Tokens spent in loops over a range: overall, per hotspot and per session, most first. */
+export interface LoopSpend {
+  total: TokenSpend;
+  hotspots: ({ service: string; tool: string; signature: string } & TokenSpend)[];
+  sessions: ({ scope: string } & TokenSpend)[];
+  /** Whether a price table is loaded (`--prices`). */
+  priced: boolean;
+}

@@ -1,6 +1,14 @@
-import type { QueryFilter, Series, SessionDetail, Summary, TraceSpan } from '../../api/types.js';
+import type {
+  LoopSpend,
+  QueryFilter,
+  Series,
+  SessionDetail,
+  Summary,
+  TraceSpan,
+} from '../../api/types.js';
 import {
   counterSnapshot,
+  loopSpend,
   seriesFromRows,
   sessionRow,
   summaryRow,
@@ -9,7 +17,7 @@ import {
   toNumber,
   traceSpan,
 } from '../common/index.js';
-import type { CounterSnapshot } from '../types.js';
+import type { CounterSnapshot, SpendOptions } from '../types.js';
 import type { SqlParams } from './executor.js';
 import { RAW_SESSION_COLUMNS, rollupSessionCount } from './lists.js';
 import { defined, events, rawConditions, type Source, timeBound, where } from './sql.js';
@@ -152,4 +160,31 @@ export async function queryCounters(src: Source): Promise<CounterSnapshot> {
     'SELECT Service AS service, uniqExact(Scope) AS n FROM loopguard_halted_scopes GROUP BY Service ORDER BY Service',
   );
   return counterSnapshot(rows, halted, 'v');
+}
+
+/** Tokens behind flagged calls (see Store.spend), from the span attributes the adapters write. */
+export async function querySpend(
+  src: Source,
+  filter: QueryFilter,
+  options: SpendOptions = {},
+): Promise<LoopSpend> {
+  const params: SqlParams = {};
+  const conds = [...rawConditions(filter, params), 'ActionRank > 0'];
+  if (options.scope !== undefined) {
+    conds.push('LoopScope = {scope:String}');
+    params.scope = options.scope;
+  }
+  const a = (k: string) => `SpanAttributes['${k}']`;
+  const int = (k: string) => `max(toInt64OrZero(${a(k)}))`;
+  const rows = await src.exec.query(
+    `SELECT ServiceName AS service, ToolName AS tool, Signature AS signature, LoopScope AS scope,
+      if(${a('loopguard.step.id')} != '', ${a('loopguard.step.id')}, concat(TraceId, '/', SpanId)) AS step,
+      max(if(${a('gen_ai.request.model')} != '', ${a('gen_ai.request.model')}, ${a('gen_ai.response.model')})) AS model,
+      ${int('gen_ai.usage.input_tokens')} AS input, ${int('gen_ai.usage.output_tokens')} AS output,
+      ${int('gen_ai.usage.cache_read.input_tokens')} AS cached
+    FROM ${src.derived} ${where(conds)}
+    GROUP BY service, tool, signature, scope, step ORDER BY service, tool, signature, scope, step`,
+    params,
+  );
+  return loopSpend(rows, options.prices);
 }

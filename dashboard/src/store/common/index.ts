@@ -21,3 +21,4 @@ export {
   toNumber,
   traceSpan,
 } from './rows.js';
+export { loopSpend } from './spend.js';

@@ -1,4 +1,5 @@
 import type {
+  LoopSpend,
   Page,
   PageRequest,
   QueryFilter,
@@ -9,6 +10,7 @@ import type {
   TraceSpan,
 } from '../../../api/types.js';
 import {
+  loopSpend,
   normalizePage,
   SESSION_SORTS,
   seriesFromRows,
@@ -19,6 +21,7 @@ import {
   toNumber,
   traceSpan,
 } from '../../common/index.js';
+import type { SpendOptions } from '../../types.js';
 import { LIFTED_COLUMNS_SQL, restoreAttributes } from '../lifted.js';
 import {
   COUNT_FINDINGS,
@@ -182,4 +185,30 @@ export async function queryFacets(
     p2,
   );
   return { services: services.map((r) => String(r.v)), tools: tools.map((r) => String(r.v)) };
+}
+
+/** Tokens behind flagged calls (see Store.spend), from the span attributes the adapters write. */
+export async function querySpend(
+  read: Reader,
+  filter: QueryFilter,
+  options: SpendOptions = {},
+): Promise<LoopSpend> {
+  const params: Params = {};
+  const where = callWhere(filter, params);
+  const scope = options.scope === undefined ? '' : ' AND "LoopScope" = $scope';
+  if (options.scope !== undefined) params.scope = options.scope;
+  const a = (k: string) => `"SpanAttributes"['${k}']`;
+  const int = (k: string) => `max(coalesce(TRY_CAST(${a(k)} AS BIGINT), 0))`;
+  const rows = await read(
+    `SELECT "ServiceName" AS service, "ToolName" AS tool, "Signature" AS signature,
+      "LoopScope" AS scope,
+      coalesce(nullif(${a('loopguard.step.id')}, ''), "TraceId" || '/' || "SpanId") AS step,
+      max(coalesce(nullif(${a('gen_ai.request.model')}, ''), ${a('gen_ai.response.model')}, '')) AS model,
+      ${int('gen_ai.usage.input_tokens')} AS input, ${int('gen_ai.usage.output_tokens')} AS output,
+      ${int('gen_ai.usage.cache_read.input_tokens')} AS cached
+    FROM otel_traces ${where} AND "ActionRank" > 0${scope}
+    GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`,
+    params,
+  );
+  return loopSpend(rows, options.prices);
 }
