@@ -1,9 +1,10 @@
-import type { SessionRow } from '../../api/types.js';
+import type { SessionRow, TokenSpend } from '../../api/types.js';
 import { fmtInt, fmtMs, fmtTime, plural } from '../format.js';
 import { ActionBadge } from './ActionBadge.js';
+import { SpendText } from './SpendText.js';
 
-/** Title and totals of one session. */
-export function SessionHeader({ session }: { session: SessionRow }) {
+/** Title and totals of one session; `spent`: the tokens of its flagged calls' model steps. */
+export function SessionHeader({ session, spent }: { session: SessionRow; spent?: TokenSpend }) {
   return (
     <header class="session-head">
       <h1 class="page-title">
@@ -40,6 +41,11 @@ export function SessionHeader({ session }: { session: SessionRow }) {
           longest streak{' '}
           <strong data-testid="session-streak">{fmtInt(session.longestStreak)}</strong>
         </span>
+        {spent && spent.steps > 0 && (
+          <span>
+            spent in loops <SpendText spend={spent} testId="session-spent" />
+          </span>
+        )}
         {session.calls > 0 && (
           <span>
             {fmtTime(session.start)} · {fmtMs(session.end - session.start)}
