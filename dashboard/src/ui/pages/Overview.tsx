@@ -3,7 +3,7 @@ import { CallName } from '../components/CallName.js';
 import { DecisionsChart } from '../components/DecisionsChart.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
-import { SpendText } from '../components/SpendText.js';
+import { SpendText, spendTokens } from '../components/SpendText.js';
 import { SummaryCards } from '../components/SummaryCards.js';
 import { fmtCount, fmtInt, plural } from '../format.js';
 import { apiUrl } from '../models/api.js';
@@ -52,13 +52,14 @@ function SpentInLoops({ spend }: { spend: LoopSpend }) {
       </header>
       <p class="spent-total">
         <SpendText spend={spend.total} testId="spent-total" />
-        {spend.total.steps === 0 && (
+        {spendTokens(spend.total) === 0 && (
           <span class="muted small">
             {' '}
-            (no token usage on flagged calls: the instrumentation records it on tool spans)
+            (no token usage recorded on the flagged calls: the instrumentation writes it on tool
+            spans as gen_ai.usage.*)
           </span>
         )}
-        {!spend.priced && spend.total.steps > 0 && (
+        {!spend.priced && spendTokens(spend.total) > 0 && (
           <span class="muted small">
             {' '}
             · start the dashboard with <code>--prices FILE</code> to see it in USD
