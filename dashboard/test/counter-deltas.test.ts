@@ -98,8 +98,9 @@ function reference(spans: SpanRecord[], fields: SpanFields[]) {
       r.calls = (r.calls as number) + 1;
       r.maxStreak = Math.max(r.maxStreak as number, f.streak);
       r.maxRank = Math.max(r.maxRank as number, f.actionRank);
-      for (const a of ['nudge', 'warn', 'block'] as const)
-        if (f.action === a) r[`${a}s`] = (r[`${a}s`] as number) + 1;
+      // one per finding, as the decisions counter
+      for (const [, a] of found)
+        if (a === 'nudge' || a === 'warn' || a === 'block') r[`${a}s`] = (r[`${a}s`] as number) + 1;
       if (f.conversationId > (r.conversationId as string)) r.conversationId = f.conversationId;
       r.startMs = Math.min(r.startMs as number, f.startMs);
       r.endMs = Math.max(r.endMs as number, f.startMs + durationMs);

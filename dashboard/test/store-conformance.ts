@@ -34,6 +34,7 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
         blocks: 0,
         halts: 0,
         sessions: 0,
+        haltedSessions: 0,
         loopShare: 0,
       });
       expect(await store.hotspots(all)).toEqual({ rows: [], total: 0 });

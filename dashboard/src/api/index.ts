@@ -6,6 +6,8 @@ export { apiRoutes } from './routes.js';
 export type {
   Hotspot,
   LoopAction,
+  LoopSpend,
+  ModelPrice,
   Page,
   PageRequest,
   QueryFilter,
@@ -16,5 +18,6 @@ export type {
   SpanEventRow,
   Summary,
   TimelineCall,
+  TokenSpend,
   TraceSpan,
 } from './types.js';

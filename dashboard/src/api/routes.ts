@@ -3,6 +3,7 @@ import { HttpError, methodNotAllowed } from '../server/errors.js';
 import type { Store } from '../store/index.js';
 import { HOTSPOT_SORTS, SESSION_SORTS } from '../store/index.js';
 import { parseBucket, parseFilter, parsePage, parseRange } from './params.js';
+import type { ModelPrice } from './types.js';
 
 const TRACE_ID = /^[0-9a-fA-F]{32}$/;
 
@@ -25,9 +26,18 @@ async function sessionDetail(store: Store, scope: string, q: Record<string, stri
   return detail;
 }
 
-/** The JSON API under /api (shapes in api/types.ts). */
-export function apiRoutes(store: Store): Hono {
+/** The JSON API under /api (shapes in api/types.ts); `prices` converts `/spend` to money. */
+export function apiRoutes(store: Store, prices?: ReadonlyMap<string, ModelPrice>): Hono {
   const app = new Hono();
+  app.get('/spend', async (c) => {
+    const q = query(c);
+    return c.json(
+      await store.spend(parseFilter(q), {
+        ...(q.scope ? { scope: q.scope } : {}),
+        ...(prices ? { prices } : {}),
+      }),
+    );
+  });
   app.get('/summary', async (c) => c.json(await store.summary(parseFilter(query(c)))));
   app.get('/hotspots', async (c) => {
     const q = query(c);

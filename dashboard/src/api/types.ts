@@ -41,7 +41,11 @@ export interface Page<T> {
   total: number;
 }
 
-/** Totals for a time range. `loopShare` = non-allow calls / calls (0 when no calls). */
+/**
+ * Totals for a time range. `loopShare` = non-allow calls / calls (0 when no calls). Nudges, warns,
+ * blocks and halts count findings (a call's loopguard.<action> events, else its action), as
+ * `loopguard_decisions_total` does; `haltedSessions` counts the sessions the list marks halted.
+ */
 export interface Summary {
   spans: number;
   calls: number;
@@ -50,6 +54,8 @@ export interface Summary {
   blocks: number;
   halts: number;
   sessions: number;
+  /** Sessions with a block or halt in range (SessionRow.halted). */
+  haltedSessions: number;
   loopShare: number;
 }
 
@@ -82,6 +88,7 @@ export interface SessionRow {
   longestStreak: number;
   worstAction: LoopAction;
   halted: boolean;
+  /** Findings of each kind (a nudge beside a warn is still a nudge), as Summary counts them. */
   nudges: number;
   warns: number;
   blocks: number;
@@ -105,11 +112,13 @@ export interface TimelineCall {
   outcome: 'ok' | 'error' | 'blocked';
   /** Decided in shadow mode (`loopguard.shadow`): `action` was recorded, not applied. */
   shadow?: true;
+  /** loopguard.sequence: the call's order in its scope, when the instrumentation records it. */
+  sequence?: number;
   events: SpanEventRow[];
   attributes: Record<string, string>;
 }
 
-/** A session and its calls in time order. */
+/** A session and its calls in order: start time, then sequence (calls sharing a millisecond). */
 export interface SessionDetail {
   session: SessionRow;
   calls: TimelineCall[];
@@ -145,4 +154,35 @@ export interface TraceSpan {
   statusMessage: string;
   attributes: Record<string, string>;
   events: SpanEventRow[];
+}
+
+/** Price of a model's tokens, USD per million tokens (`cachedInput` defaults to `input`). */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cachedInput?: number;
+}
+
+/**
+ * Tokens of the model steps that produced flagged calls (calls with any finding), each step
+ * counted once (`loopguard.step.id`; a call without one is a step of its own). `usd` is there
+ * when a price table is loaded: the priced steps' cost; `unpricedSteps` had no price for their
+ * model (or no model).
+ */
+export interface TokenSpend {
+  steps: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  usd?: number;
+  unpricedSteps: number;
+}
+
+/** Tokens spent in loops over a range: overall, per hotspot and per session, most first. */
+export interface LoopSpend {
+  total: TokenSpend;
+  hotspots: ({ service: string; tool: string; signature: string } & TokenSpend)[];
+  sessions: ({ scope: string } & TokenSpend)[];
+  /** Whether a price table is loaded (`--prices`). */
+  priced: boolean;
 }

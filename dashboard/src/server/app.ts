@@ -45,7 +45,7 @@ export function createApp(options: AppOptions): Hono {
       health,
     }),
   );
-  app.route('/api', apiRoutes(store));
+  app.route('/api', apiRoutes(store, options.prices));
   const exposition = new MetricsExposition({ maxSeriesPerFamily: options.maxMetricSeries });
   app.get('/metrics', async (c) =>
     c.body(exposition.render(await store.counters()), 200, {

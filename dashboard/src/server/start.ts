@@ -8,6 +8,7 @@ import {
 } from '../store/index.js';
 import { createApp } from './app.js';
 import { isLoopbackName, parseHostList, resolveAllowedHosts } from './host-guard.js';
+import { loadPrices } from './prices.js';
 import { parseRetention } from './retention.js';
 import type { AppOptions, DashboardOptions, RunningDashboard } from './types.js';
 
@@ -104,6 +105,7 @@ const SOCKET_IDLE_MS = 60_000;
 export async function startDashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
   const retentionMs =
     options.retention === undefined ? undefined : parseRetention(options.retention, 'retention');
+  const prices = options.prices === undefined ? undefined : loadPrices(options.prices);
   const { store, owned } = await openStore(options);
   const host = options.host ?? '127.0.0.1';
   const appOptions: AppOptions = {
@@ -119,6 +121,7 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   };
   const token = options.token ?? process.env.LOOPGUARD_TOKEN;
   if (token) appOptions.token = token;
+  if (prices) appOptions.prices = prices;
   let app: ReturnType<typeof createApp>;
   try {
     app = createApp(appOptions);

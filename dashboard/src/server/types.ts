@@ -1,3 +1,4 @@
+import type { ModelPrice } from '../api/types.js';
 import type { Store } from '../store/index.js';
 
 /** Options of the dashboard's Hono app. */
@@ -5,6 +6,8 @@ export interface AppOptions {
   store: Store;
   /** Bearer token required on /v1, /api and /metrics; none when unset. */
   token?: string;
+  /** Model name -> USD per million tokens, for `/api/spend`; without it, tokens only. */
+  prices?: ReadonlyMap<string, ModelPrice>;
   /** Directory of the built UI. Default dashboard/dist/ui. */
   uiDir?: string;
   /** Ingest requests in flight before 429. Default 32. */
@@ -71,6 +74,8 @@ export interface DashboardOptions {
   maxInFlightBytes?: number;
   /** Largest request body after decompression (413 beyond). Default 20 MiB. */
   maxBodyBytes?: number;
+  /** Price table file (JSON or YAML, model -> { input, output, cached_input } USD per million tokens). */
+  prices?: string;
 }
 
 /** A running dashboard. */

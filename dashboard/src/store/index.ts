@@ -8,7 +8,7 @@ export type { ClickHouseStoreOptions } from './clickhouse/index.js';
 export { ACTIONS, HOTSPOT_SORTS, SESSION_SORTS } from './common/index.js';
 export type { DuckDbStoreOptions } from './duckdb/index.js';
 export { DEFAULT_DB_PATH, openDuckDbStore } from './duckdb/index.js';
-export type { CounterSnapshot, Store } from './types.js';
+export type { CounterSnapshot, SpendOptions, Store } from './types.js';
 
 /**
  * Opens the ClickHouse store (see createClickHouseStore in clickhouse/). Its modules and client

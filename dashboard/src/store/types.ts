@@ -1,5 +1,7 @@
 import type {
   Hotspot,
+  LoopSpend,
+  ModelPrice,
   Page,
   PageRequest,
   QueryFilter,
@@ -32,6 +34,14 @@ export interface CounterSnapshot {
   rejectedSpans: { reason: string; value: number }[];
 }
 
+/** Options of `Store.spend`. */
+export interface SpendOptions {
+  /** Only this session's calls. */
+  scope?: string;
+  /** Model name -> price; without it, no `usd`. */
+  prices?: ReadonlyMap<string, ModelPrice>;
+}
+
 /** What every store implements; the conformance suite checks it. */
 export interface Store {
   /**
@@ -52,6 +62,12 @@ export interface Store {
     page?: { limit?: number; offset?: number },
   ): Promise<SessionDetail | undefined>;
   series(filter: QueryFilter, bucketMs: number): Promise<Series>;
+  /**
+   * Tokens of the model steps behind flagged calls (any finding) in range, overall, per hotspot
+   * and per session (`scope` narrows to one session); `prices` (model -> USD per million tokens)
+   * converts them to money.
+   */
+  spend(filter: QueryFilter, options?: SpendOptions): Promise<LoopSpend>;
   trace(traceId: string): Promise<TraceSpan[]>;
   counters(): Promise<CounterSnapshot>;
   /** Deletes spans that started before `cutoffMs`; counters are kept. Returns spans deleted. */

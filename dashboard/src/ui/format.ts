@@ -127,3 +127,51 @@ export function actionLabel(action: string, shadow: boolean | undefined): string
   const past = PAST[action];
   return shadow && past ? `would have ${past}` : action;
 }
+
+/** Keys whose values the dashboard never shows, even when the capture let them through. */
+const SECRET_KEY = /pass(word|wd)?|secret|token|api[-_]?key|authorization|credential|cookie/i;
+
+/** Longest readable form of a call's arguments before it is cut with an ellipsis. */
+export const ARGS_MAX = 80;
+
+function argValue(v: unknown, depth: number): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === null || typeof v !== 'object') return String(v);
+  if (depth > 1) return Array.isArray(v) ? '[…]' : '{…}';
+  if (Array.isArray(v)) return `[${v.map((x) => argValue(x, depth + 1)).join(', ')}]`;
+  return `{${argPairs(v as Record<string, unknown>, depth + 1)}}`;
+}
+
+function argPairs(o: Record<string, unknown>, depth: number): string {
+  return Object.entries(o)
+    .map(([k, v]) => `${k}: ${SECRET_KEY.test(k) ? '[REDACTED]' : argValue(v, depth)}`)
+    .join(', ');
+}
+
+/**
+ * A call's captured arguments (gen_ai.tool.call.arguments, already redacted by the capture) as
+ * one readable line: a JSON object's pairs without braces (`path: "src", depth: 2`), values of
+ * secret-looking keys replaced by `[REDACTED]`, nesting past two levels elided, whitespace folded
+ * and the whole cut to `max` characters with an ellipsis. Text that is not JSON is shown as is.
+ */
+export function fmtArgs(args: string, max = ARGS_MAX): string {
+  let text: string;
+  try {
+    const v: unknown = JSON.parse(args);
+    text =
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? argPairs(v as Record<string, unknown>, 0)
+        : argValue(v, 0);
+  } catch {
+    text = args;
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
+}
+
+/** USD as "$0.42", "$12.30", "$1.2K"; amounts under a cent as "<$0.01" (but not zero). */
+export function fmtUsd(usd: number): string {
+  if (usd > 0 && usd < 0.005) return '<$0.01';
+  return usd < 1000 ? `$${usd.toFixed(2)}` : `$${compact.format(usd)}`;
+}

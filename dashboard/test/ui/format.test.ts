@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  fmtArgs,
   fmtBucket,
   fmtCount,
   fmtPct,
@@ -109,5 +110,30 @@ describe('fmtShortTime', () => {
       expect(short.length).toBeLessThan(fmtTime(t).length);
       expect(fmtTime(t).replace(/:\d\d$/, '')).toContain(short.replace(/:\d\d$/, ''));
     }
+  });
+});
+
+describe('fmtArgs', () => {
+  it('shows an object as its pairs, strings quoted, nesting elided', () => {
+    expect(fmtArgs('{"pattern":"TODO","path":"src","depth":2}')).toBe(
+      'pattern: "TODO", path: "src", depth: 2',
+    );
+    expect(fmtArgs('{"q":{"a":{"b":{"c":1}}},"l":[1,"x"]}')).toBe('q: {a: {b: {…}}}, l: [1, "x"]');
+    expect(fmtArgs('[1,2]')).toBe('[1, 2]');
+    expect(fmtArgs('"just text"')).toBe('"just text"');
+  });
+
+  it('redacts secret-looking keys and keeps text that is not JSON', () => {
+    expect(fmtArgs('{"url":"https://x","apiKey":"sk-123","Authorization":"Bearer t"}')).toBe(
+      'url: "https://x", apiKey: [REDACTED], Authorization: [REDACTED]',
+    );
+    expect(fmtArgs('not json\n  at all')).toBe('not json at all');
+  });
+
+  it('cuts long arguments to the limit with an ellipsis, by characters', () => {
+    const out = fmtArgs(JSON.stringify({ text: 'é'.repeat(200) }), 20);
+    expect([...out]).toHaveLength(20);
+    expect(out.endsWith('…')).toBe(true);
+    expect(out.startsWith('text: "éé')).toBe(true);
   });
 });

@@ -87,9 +87,16 @@ export async function startUiSession(options: {
   agoMs: number;
   viewport: { width: number; height: number };
   pageErrors: string[];
+  /** A price table file for the dashboard (`--prices`). */
+  prices?: string;
 }): Promise<UiSession> {
   buildUiIfStale();
-  const dash = await startDashboard({ port: 0, db: options.db, uiDir: UI_DIR });
+  const dash = await startDashboard({
+    port: 0,
+    db: options.db,
+    uiDir: UI_DIR,
+    ...(options.prices ? { prices: options.prices } : {}),
+  });
   let browser: Browser | undefined;
   try {
     await seed(dash.url, options.sessions, Date.now() - options.agoMs);

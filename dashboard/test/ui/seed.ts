@@ -29,6 +29,13 @@ export interface SeedSession {
   service: string;
   scope: string;
   calls: SeedCall[];
+  /** Attributes of the run span (named `invoke_agent <gen_ai.agent.name>` when it has one). */
+  run?: Record<string, string>;
+  /**
+   * Emit a model step span (`chat <model>`, with the call's gen_ai.usage.* attributes) under the
+   * run before the first call of each `loopguard.step.id`.
+   */
+  modelSteps?: boolean;
 }
 
 /** `<tool>:<first 16 hex of sha256(canonical args)>` for flat string arguments (contract 1). */
@@ -142,7 +149,13 @@ export async function seed(
     const tracer = provider.getTracer('loopguard-ui-test');
     let t = startMs;
     for (const session of sessions.filter((s) => s.service === service)) {
-      const root = tracer.startSpan('invoke_agent', { startTime: new Date(t), root: true });
+      const agent = session.run?.['gen_ai.agent.name'];
+      const root = tracer.startSpan(agent ? `invoke_agent ${agent}` : 'invoke_agent', {
+        startTime: new Date(t),
+        root: true,
+        ...(session.run ? { attributes: session.run } : {}),
+      });
+      const stepsSeen = new Set<string>();
       const parent = trace.setSpan(ROOT_CONTEXT, root);
       const streaks = new Map<string, number>();
       const counts = new Map<string, number>();
@@ -155,6 +168,29 @@ export async function seed(
         const count = (counts.get(signature) ?? 0) + 1;
         counts.set(signature, count);
         const outcome = call.outcome ?? 'ok';
+        const step = call.extra?.['loopguard.step.id'];
+        if (session.modelSteps && step !== undefined && !stepsSeen.has(step)) {
+          stepsSeen.add(step);
+          const usage = Object.fromEntries(
+            Object.entries(call.extra ?? {}).filter(([k]) => k.startsWith('gen_ai.usage.')),
+          );
+          const model = call.extra?.['gen_ai.request.model'] ?? 'model';
+          tracer
+            .startSpan(
+              `chat ${model}`,
+              {
+                kind: SpanKind.CLIENT,
+                startTime: new Date(t - 1),
+                attributes: {
+                  'gen_ai.operation.name': 'chat',
+                  'gen_ai.request.model': model,
+                  ...usage,
+                },
+              },
+              parent,
+            )
+            .end(new Date(t));
+        }
         const attributes: Attributes = {
           'gen_ai.operation.name': 'execute_tool',
           'gen_ai.tool.name': call.tool,
@@ -203,7 +239,15 @@ export async function seed(
 /** Totals the store should report for the seeded sessions. */
 export function expectedTotals(sessions: SeedSession[]) {
   const calls = sessions.flatMap((s) => s.calls);
-  const count = (a: LoopAction) => calls.filter((c) => c.action === a).length;
+  // one per finding (a loopguard.<action> event), else the call's action, as /metrics counts them
+  const findings = (c: (typeof calls)[number]): string[] => {
+    const events = (c.events ?? []).filter((e) => e !== 'allow');
+    return events.length ? events : c.action === 'allow' ? [] : [c.action];
+  };
+  const count = (a: LoopAction) => calls.flatMap(findings).filter((f) => f === a).length;
+  const halted = sessions.filter((s) =>
+    s.calls.some((c) => c.action === 'block' || c.action === 'halt'),
+  ).length;
   return {
     calls: calls.length,
     spans: calls.length + sessions.length,
@@ -212,6 +256,7 @@ export function expectedTotals(sessions: SeedSession[]) {
     warns: count('warn'),
     blocks: count('block'),
     halts: count('halt'),
+    haltedSessions: halted,
   };
 }
 

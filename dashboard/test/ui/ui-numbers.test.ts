@@ -18,6 +18,7 @@ const SUMMARY: Summary = {
   blocks: 5e11,
   halts: 4e10,
   sessions: 7_654_321_098,
+  haltedSessions: 3_210_987_654,
   loopShare: 0.99999,
 };
 
@@ -83,7 +84,7 @@ describe('dashboard UI with huge numbers in Chromium', () => {
     await page.getByTestId('summary-calls').waitFor();
     await screenshot(page, 'huge-numbers-overview');
     const cards = page.locator('.card');
-    expect(await cards.count()).toBe(8);
+    expect(await cards.count()).toBe(9);
     for (const card of await cards.all()) {
       const overflow = await card.evaluate((el) => {
         const dd = el.querySelector('dd');

@@ -92,8 +92,8 @@ describe('dashboard UI walkthrough fixes in Chromium (1280 px)', () => {
     const cells = await row.locator('td').allTextContents();
     expect(cells.slice(0, 3)).toEqual([LONG_TOOL, longSignature, SERVICE]);
     expect(await row.locator('td').nth(0).locator('[title]').getAttribute('title')).toBe(LONG_TOOL);
-    expect(await row.locator('code').getAttribute('title')).toBe(longSignature);
-    const firstSeen = row.locator('td').nth(11).locator('span');
+    expect(await row.locator('.call-name').getAttribute('title')).toBe(longSignature);
+    const firstSeen = row.locator('td').nth(12).locator('span');
     expect(await firstSeen.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     expect((await firstSeen.textContent())?.length).toBeLessThan(12);
     await screenshot(page, 'hotspots-1280');

@@ -77,8 +77,10 @@ describe('attribute values are text, never HTML, in Chromium', () => {
   it('the overview, its filters and its top list show the markup as text', async () => {
     await open('#/overview');
     const top = page.locator('.top-list li').first();
-    await poll(() => top.textContent()).toContain(SIGNATURE);
+    // a call is named by its tool, its captured arguments (as text), then the hash
+    await poll(() => top.textContent()).toContain(`${TOOL}(${evil('arguments')}):0123456789abcdef`);
     expect(await top.textContent()).toContain(SERVICE);
+    expect(await top.locator('.call-name').getAttribute('title')).toContain(SIGNATURE);
     const services = await page
       .getByLabel('service', { exact: true })
       .locator('option')
@@ -106,7 +108,7 @@ describe('attribute values are text, never HTML, in Chromium', () => {
   it('hotspots, sessions of the signature and the session timeline show the markup as text', async () => {
     await open('#/hotspots');
     const row = page.locator('table.data-table tbody tr').first();
-    await poll(() => row.textContent()).toContain(SIGNATURE);
+    await poll(() => row.textContent()).toContain(`${TOOL}(${evil('arguments')}):0123456789abcdef`);
     expect(await row.textContent()).toContain(SERVICE);
     await row.locator('td').first().click();
     await poll(() => page.locator('.chip').textContent()).toContain(SIGNATURE);

@@ -57,6 +57,7 @@ describe('dashboard UI in Chromium', () => {
     expect(await card('warns')).toBe(fmtInt(expected.warns));
     expect(await card('blocks')).toBe(fmtInt(expected.blocks));
     expect(await card('halts')).toBe(fmtInt(expected.halts));
+    expect(await card('haltedSessions')).toBe(fmtInt(expected.haltedSessions));
     expect(await card('spans')).toBe(fmtInt(expected.spans));
     const chart = page.getByTestId('decisions-chart');
     await chart.locator('canvas').first().waitFor();

@@ -67,6 +67,8 @@ export async function runDemo(argv: string[]): Promise<number> {
         ...process.env,
         OTEL_EXPORTER_OTLP_ENDPOINT: dashboard.url,
         OTEL_SERVICE_NAME: 'looping-agent-demo',
+        // the dashboard names calls by their arguments: the demo records them (redacted)
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
       },
     },
   );

@@ -7,7 +7,7 @@ const USAGE = {
   config: `  loopguard config check [FILE]`,
   dashboard: `  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
                       [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
-                      [--store clickhouse://...]`,
+                      [--store clickhouse://...] [--prices FILE]`,
   demo: `  loopguard demo [--port 4318] [--host 127.0.0.1] [--db .loopguard/demo.duckdb]
                  [--interval-ms 1500]`,
 };
@@ -127,6 +127,8 @@ Options:
                         instead of the DuckDB file
   --max-body-bytes N    largest OTLP request body after decompression (default
                         20971520, 20 MiB; 413 beyond)
+  --prices FILE         price table (JSON or YAML: model -> { input, output,
+                        cached_input } USD per million tokens) for "spent in loops"
   -h, --help            this help
 `,
   demo: `Usage:

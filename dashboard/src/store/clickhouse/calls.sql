@@ -16,14 +16,26 @@ CREATE TABLE IF NOT EXISTS loopguard_calls (
     Streak Int32,
     LoopCount Int32,
     Duration UInt64 CODEC(ZSTD(1)),
-    ToolArgs String CODEC(ZSTD(1))
+    ToolArgs String CODEC(ZSTD(1)),
+    NudgeFindings UInt16,
+    WarnFindings UInt16,
+    BlockFindings UInt16,
+    HaltFindings UInt16
 ) ENGINE = MergeTree
 PARTITION BY toDate(Timestamp)
 ORDER BY Timestamp
 SETTINGS non_replicated_deduplication_window = 1000;
 
+-- Finding counts per call (derive.sql's Findings), added after the first release: a table created
+-- before them gets the columns here; its view (created before them) leaves them 0.
+ALTER TABLE loopguard_calls ADD COLUMN IF NOT EXISTS NudgeFindings UInt16;
+ALTER TABLE loopguard_calls ADD COLUMN IF NOT EXISTS WarnFindings UInt16;
+ALTER TABLE loopguard_calls ADD COLUMN IF NOT EXISTS BlockFindings UInt16;
+ALTER TABLE loopguard_calls ADD COLUMN IF NOT EXISTS HaltFindings UInt16;
+
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_calls_mv TO loopguard_calls AS
 SELECT Timestamp, ServiceName, ToolName, Signature, LoopAction, ActionRank, LoopScope,
-    ConversationId, Streak, LoopCount, Duration, ToolArgs
+    ConversationId, Streak, LoopCount, Duration, ToolArgs, NudgeFindings, WarnFindings,
+    BlockFindings, HaltFindings
 FROM ({{derive}})
 WHERE IsCall;

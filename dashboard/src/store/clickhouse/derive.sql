@@ -52,5 +52,9 @@ SELECT
         )
     ) AS EventFindings,
     if(notEmpty(EventFindings), EventFindings,
-        if(ActionRank > 0, [(LoopAxis, LoopAction)], [])) AS Findings
+        if(ActionRank > 0, [(LoopAxis, LoopAction)], [])) AS Findings,
+    arrayCount(f -> f.2 = 'nudge', Findings) AS NudgeFindings,
+    arrayCount(f -> f.2 = 'warn', Findings) AS WarnFindings,
+    arrayCount(f -> f.2 = 'block', Findings) AS BlockFindings,
+    arrayCount(f -> f.2 = 'halt', Findings) AS HaltFindings
 FROM otel_traces

@@ -7,14 +7,14 @@ import { rawConditions, rollupRows, SEARCH_SQL, type Source, where, wholeMinutes
 /** Aggregate columns of a session over raw derived rows. */
 export const RAW_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
   max(ConversationId) AS conversationId, count() AS calls, max(Streak) AS longestStreak,
-  max(ActionRank) AS worstRank, max(ActionRank) >= 3 AS halted, countIf(LoopAction = 'nudge') AS nudges,
-  countIf(LoopAction = 'warn') AS warns, countIf(LoopAction = 'block') AS blocks,
+  max(ActionRank) AS worstRank, max(ActionRank) >= 3 AS halted, sum(NudgeFindings) AS nudges,
+  sum(WarnFindings) AS warns, sum(BlockFindings) AS blocks,
   min(StartMs) AS start, max(StartMs + intDiv(Duration, 1000000)) AS end`;
 
 const ROLLUP_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
   max(ConversationId) AS conversationId, sum(Calls) AS calls, max(LongestStreak) AS longestStreak,
-  max(WorstRank) AS worstRank, max(WorstRank) >= 3 AS halted, sum(Nudges) AS nudges,
-  sum(Warns) AS warns, sum(Blocks) AS blocks, min(Start) AS start, max(End) AS end`;
+  max(WorstRank) AS worstRank, max(WorstRank) >= 3 AS halted, sum(NudgeFindings) AS nudges,
+  sum(WarnFindings) AS warns, sum(BlockFindings) AS blocks, min(Start) AS start, max(End) AS end`;
 
 /** `<calls of the action> > 0` over session rollup rows, each column wrapped in `agg`. */
 function actionCalls(action: LoopAction, agg: string): string {

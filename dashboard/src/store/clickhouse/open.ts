@@ -16,6 +16,7 @@ import {
   queryFacets,
   querySeries,
   querySession,
+  querySpend,
   querySummary,
   queryTrace,
 } from './queries.js';
@@ -182,6 +183,7 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
       });
     },
     summary: (filter) => querySummary(src, filter),
+    spend: (filter, options) => querySpend(src, filter, options),
     hotspots: (filter, page) => queryHotspots(src, filter, page),
     sessions: (filter, page) => querySessions(src, filter, page),
     session: (scope, filter, page) => querySession(src, scope, filter, page),

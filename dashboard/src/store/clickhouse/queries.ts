@@ -1,6 +1,14 @@
-import type { QueryFilter, Series, SessionDetail, Summary, TraceSpan } from '../../api/types.js';
+import type {
+  LoopSpend,
+  QueryFilter,
+  Series,
+  SessionDetail,
+  Summary,
+  TraceSpan,
+} from '../../api/types.js';
 import {
   counterSnapshot,
+  loopSpend,
   seriesFromRows,
   sessionRow,
   summaryRow,
@@ -9,10 +17,13 @@ import {
   toNumber,
   traceSpan,
 } from '../common/index.js';
-import type { CounterSnapshot } from '../types.js';
+import type { CounterSnapshot, SpendOptions } from '../types.js';
 import type { SqlParams } from './executor.js';
 import { RAW_SESSION_COLUMNS, rollupSessionCount } from './lists.js';
 import { defined, events, rawConditions, type Source, timeBound, where } from './sql.js';
+
+/** A span's loopguard.sequence (order in its scope), NULL when absent: ties of a start time sort by it. */
+const SEQUENCE = "toInt64OrNull(SpanAttributes['loopguard.sequence'])";
 
 /** Totals of a range: spans of any kind, then calls by action and distinct sessions. */
 export async function querySummary(src: Source, filter: QueryFilter): Promise<Summary> {
@@ -34,9 +45,10 @@ export async function querySummary(src: Source, filter: QueryFilter): Promise<Su
   // most of the time
   const sessions = await rollupSessionCount(src, filter);
   const [row] = await src.exec.query(
-    `SELECT count() AS calls, countIf(LoopAction = 'nudge') AS nudges, countIf(LoopAction = 'warn') AS warns,
-      countIf(LoopAction = 'block') AS blocks, countIf(LoopAction = 'halt') AS halts,
-      countIf(ActionRank > 0) AS loops
+    `SELECT count() AS calls, sum(NudgeFindings) AS nudges, sum(WarnFindings) AS warns,
+      sum(BlockFindings) AS blocks, sum(HaltFindings) AS halts,
+      countIf(ActionRank > 0) AS loops,
+      uniqExactIf(LoopScope, LoopScope != '' AND ActionRank >= 3) AS haltedSessions
       ${sessions === undefined ? ", uniqExactIf(LoopScope, LoopScope != '') AS sessions" : ''}
     FROM ${src.calls} ${where(callConds)}`,
     p2,
@@ -77,7 +89,7 @@ export async function querySession(
   const rows = await src.exec.query(
     `SELECT TraceId, SpanId, StartMs, Duration, ToolName, Signature, LoopAction, LoopAxis, Streak,
       LoopCount, NudgeLevel, Outcome, SpanAttributes, EventTimes, EventNames, EventAttributes
-    FROM ${src.derived} ${spans} ORDER BY Timestamp, SpanId, TraceId LIMIT ${limit} OFFSET ${offset}`,
+    FROM ${src.derived} ${spans} ORDER BY Timestamp, ${SEQUENCE} NULLS LAST, SpanId, TraceId LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
   const calls = rows.map((r) =>
@@ -109,7 +121,7 @@ export async function queryTrace(src: Source, traceId: string): Promise<TraceSpa
       toUnixTimestamp64Milli(Timestamp) AS StartMs, Duration, StatusCode, StatusMessage, SpanAttributes,
       arrayMap(t -> toUnixTimestamp64Milli(t), Events.Timestamp) AS EventTimes,
       Events.Name AS EventNames, Events.Attributes AS EventAttributes
-    FROM otel_traces WHERE TraceId = {trace:String} ORDER BY Timestamp, ParentSpanId != '', SpanId`,
+    FROM otel_traces WHERE TraceId = {trace:String} ORDER BY Timestamp, ParentSpanId != '', ${SEQUENCE} NULLS LAST, SpanId`,
     { trace: traceId.toLowerCase() },
   );
   return rows.map((r) =>
@@ -148,4 +160,31 @@ export async function queryCounters(src: Source): Promise<CounterSnapshot> {
     'SELECT Service AS service, uniqExact(Scope) AS n FROM loopguard_halted_scopes GROUP BY Service ORDER BY Service',
   );
   return counterSnapshot(rows, halted, 'v');
+}
+
+/** Tokens behind flagged calls (see Store.spend), from the span attributes the adapters write. */
+export async function querySpend(
+  src: Source,
+  filter: QueryFilter,
+  options: SpendOptions = {},
+): Promise<LoopSpend> {
+  const params: SqlParams = {};
+  const conds = [...rawConditions(filter, params), 'ActionRank > 0'];
+  if (options.scope !== undefined) {
+    conds.push('LoopScope = {scope:String}');
+    params.scope = options.scope;
+  }
+  const a = (k: string) => `SpanAttributes['${k}']`;
+  const int = (k: string) => `max(toInt64OrZero(${a(k)}))`;
+  const rows = await src.exec.query(
+    `SELECT ServiceName AS service, ToolName AS tool, Signature AS signature, LoopScope AS scope,
+      if(${a('loopguard.step.id')} != '', ${a('loopguard.step.id')}, concat(TraceId, '/', SpanId)) AS step,
+      max(if(${a('gen_ai.request.model')} != '', ${a('gen_ai.request.model')}, ${a('gen_ai.response.model')})) AS model,
+      ${int('gen_ai.usage.input_tokens')} AS input, ${int('gen_ai.usage.output_tokens')} AS output,
+      ${int('gen_ai.usage.cache_read.input_tokens')} AS cached
+    FROM ${src.derived} ${where(conds)}
+    GROUP BY service, tool, signature, scope, step ORDER BY service, tool, signature, scope, step`,
+    params,
+  );
+  return loopSpend(rows, options.prices);
 }

@@ -52,18 +52,30 @@ CREATE TABLE IF NOT EXISTS loopguard_sessions_1m (
     WorstRank SimpleAggregateFunction(max, Int8),
     ConversationId SimpleAggregateFunction(max, String),
     Start SimpleAggregateFunction(min, Int64),
-    End SimpleAggregateFunction(max, Int64)
+    End SimpleAggregateFunction(max, Int64),
+    NudgeFindings SimpleAggregateFunction(sum, UInt64),
+    WarnFindings SimpleAggregateFunction(sum, UInt64),
+    BlockFindings SimpleAggregateFunction(sum, UInt64),
+    HaltFindings SimpleAggregateFunction(sum, UInt64)
 ) ENGINE = AggregatingMergeTree
 PARTITION BY toDate(Minute)
 ORDER BY (ServiceName, Minute, LoopScope, ToolName)
 SETTINGS non_replicated_deduplication_window = 1000;
+
+-- Findings per kind (a nudge beside a warn is still a nudge), added after the first release.
+ALTER TABLE loopguard_sessions_1m ADD COLUMN IF NOT EXISTS NudgeFindings SimpleAggregateFunction(sum, UInt64);
+ALTER TABLE loopguard_sessions_1m ADD COLUMN IF NOT EXISTS WarnFindings SimpleAggregateFunction(sum, UInt64);
+ALTER TABLE loopguard_sessions_1m ADD COLUMN IF NOT EXISTS BlockFindings SimpleAggregateFunction(sum, UInt64);
+ALTER TABLE loopguard_sessions_1m ADD COLUMN IF NOT EXISTS HaltFindings SimpleAggregateFunction(sum, UInt64);
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_sessions_1m_mv TO loopguard_sessions_1m AS
 SELECT toStartOfMinute(Timestamp) AS Minute, ServiceName, LoopScope, ToolName,
     count() AS Calls, countIf(LoopAction = 'nudge') AS Nudges, countIf(LoopAction = 'warn') AS Warns,
     countIf(LoopAction = 'block') AS Blocks, countIf(LoopAction = 'halt') AS Halts,
     max(Streak) AS LongestStreak, max(ActionRank) AS WorstRank, max(ConversationId) AS ConversationId,
-    min(StartMs) AS Start, max(StartMs + intDiv(Duration, 1000000)) AS End
+    min(StartMs) AS Start, max(StartMs + intDiv(Duration, 1000000)) AS End,
+    sum(NudgeFindings) AS NudgeFindings, sum(WarnFindings) AS WarnFindings,
+    sum(BlockFindings) AS BlockFindings, sum(HaltFindings) AS HaltFindings
 FROM ({{derive}})
 WHERE IsCall AND LoopScope != ''
 GROUP BY Minute, ServiceName, LoopScope, ToolName;

@@ -117,7 +117,8 @@ type RollupKey = 'tool' | 'action' | 'signature';
  */
 export const CALLS_DERIVED = `SELECT Timestamp, toUnixTimestamp64Milli(Timestamp) AS StartMs, true AS IsCall,
   ServiceName, ToolName, Signature, LoopAction, ActionRank, LoopScope, ConversationId, Streak,
-  LoopCount, Duration, ToolArgs FROM ${CALLS}`;
+  LoopCount, Duration, ToolArgs, NudgeFindings, WarnFindings, BlockFindings, HaltFindings
+  FROM ${CALLS}`;
 
 /**
  * Rows shaped like a rollup table for a filter: the table's rows of the whole minutes, plus the

@@ -26,3 +26,4 @@ export {
   toNumber,
   traceSpan,
 } from './rows.js';
+export { loopSpend } from './spend.js';

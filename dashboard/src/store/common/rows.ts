@@ -24,6 +24,12 @@ export function toNumber(value: unknown): number {
   return Number(value);
 }
 
+/** A non-negative integer attribute's value; undefined when absent or not such an integer. */
+function intAttribute(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d{1,15}$/.test(value)) return undefined;
+  return Number(value);
+}
+
 /** A Summary from the span count and the row of call counts (calls, actions, loops, sessions). */
 export function summaryRow(spans: unknown, r: Row | undefined): Summary {
   const calls = toNumber(r?.calls);
@@ -35,6 +41,7 @@ export function summaryRow(spans: unknown, r: Row | undefined): Summary {
     blocks: toNumber(r?.blocks),
     halts: toNumber(r?.halts),
     sessions: toNumber(r?.sessions),
+    haltedSessions: toNumber(r?.haltedSessions),
     loopShare: calls === 0 ? 0 : toNumber(r?.loops) / calls,
   };
 }
@@ -132,6 +139,8 @@ export function timelineCall(
   if (r.LoopAxis) call.axis = String(r.LoopAxis);
   if (toNumber(r.NudgeLevel) > 0) call.level = toNumber(r.NudgeLevel);
   if (attributes['loopguard.shadow'] === 'true') call.shadow = true;
+  const sequence = intAttribute(attributes['loopguard.sequence']);
+  if (sequence !== undefined) call.sequence = sequence;
   return call;
 }
 

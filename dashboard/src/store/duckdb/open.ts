@@ -12,6 +12,7 @@ import {
   querySession,
   querySessions,
   querySessionsRollup,
+  querySpend,
   querySummary,
   queryTrace,
   type Reader,
@@ -125,6 +126,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
       return inserts.insert(spans, rejected);
     },
     summary: (filter) => querySummary(read, filter),
+    spend: (filter, options) => querySpend(read, filter, options),
     hotspots: (filter, page) => queryHotspots(read, filter, page),
     sessions: async (filter, page) =>
       (await querySessionsRollup(read, filter, page)) ?? querySessions(read, filter, page),

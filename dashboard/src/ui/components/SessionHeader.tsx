@@ -1,12 +1,21 @@
-import type { SessionRow } from '../../api/types.js';
+import type { SessionRow, TokenSpend } from '../../api/types.js';
 import { fmtInt, fmtMs, fmtTime, plural } from '../format.js';
 import { ActionBadge } from './ActionBadge.js';
+import { SpendText } from './SpendText.js';
 
 /**
  * Title and totals of one session. `shadow`: its calls were decided in shadow mode, so its blocks,
- * warnings and nudges read "would have ...".
+ * warnings and nudges read "would have ..."; `spent`: the tokens of its flagged calls' model steps.
  */
-export function SessionHeader({ session, shadow }: { session: SessionRow; shadow?: boolean }) {
+export function SessionHeader({
+  session,
+  shadow,
+  spent,
+}: {
+  session: SessionRow;
+  shadow?: boolean;
+  spent?: TokenSpend;
+}) {
   const would = shadow ? 'would have ' : '';
   return (
     <header class="session-head">
@@ -47,6 +56,11 @@ export function SessionHeader({ session, shadow }: { session: SessionRow; shadow
           longest streak{' '}
           <strong data-testid="session-streak">{fmtInt(session.longestStreak)}</strong>
         </span>
+        {spent && spent.steps > 0 && (
+          <span>
+            spent in loops <SpendText spend={spent} testId="session-spent" />
+          </span>
+        )}
         {session.calls > 0 && (
           <span>
             {fmtTime(session.start)} · {fmtMs(session.end - session.start)}

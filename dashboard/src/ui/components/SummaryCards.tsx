@@ -12,10 +12,16 @@ const CARDS: Card[] = [
   { key: 'calls', label: 'Tool calls', hint: 'execute_tool spans in range' },
   { key: 'sessions', label: 'Sessions', hint: 'distinct loopguard scopes' },
   { key: 'loopShare', label: 'Loop share', hint: 'calls with an action other than allow' },
-  { key: 'nudges', label: 'Nudges', tone: 'nudge', hint: 'advisory reminders appended' },
-  { key: 'warns', label: 'Warns', tone: 'warn', hint: 'guardrail warnings' },
-  { key: 'blocks', label: 'Blocks', tone: 'block', hint: 'calls blocked before they ran' },
-  { key: 'halts', label: 'Halts', tone: 'halt', hint: 'runs halted' },
+  { key: 'nudges', label: 'Nudges', tone: 'nudge', hint: 'nudge findings (advisory reminders)' },
+  { key: 'warns', label: 'Warns', tone: 'warn', hint: 'warn findings (guardrail warnings)' },
+  { key: 'blocks', label: 'Blocks', tone: 'block', hint: 'block findings (calls refused)' },
+  { key: 'halts', label: 'Halts', tone: 'halt', hint: 'halt findings (halt decisions)' },
+  {
+    key: 'haltedSessions',
+    label: 'Halted sessions',
+    tone: 'halt',
+    hint: 'sessions with a block or halt (the list\'s "halted" badge)',
+  },
   { key: 'spans', label: 'Spans', hint: 'all spans stored in range' },
 ];
 

@@ -1,6 +1,7 @@
 import type { LoopAction, TimelineCall } from '../../api/types.js';
 import { actionLabel, fmtClock, fmtInt } from '../format.js';
 import type { Run } from '../timeline-runs.js';
+import { ARGS_ATTRIBUTE, CallName } from './CallName.js';
 import { VirtualList } from './VirtualList.js';
 
 const ROW_HEIGHT = 30;
@@ -39,8 +40,12 @@ function RunRow(props: {
         {n === 1 ? `#${run.first + 1}` : `#${run.first + 1}–${last}`}
       </span>
       <span class="run-time muted">{fmtClock(run.start)}</span>
-      <span class="run-sig" title={run.signature}>
-        <strong>{run.tool}</strong> <code>{run.signature.slice(run.tool.length + 1)}</code>
+      <span class="run-sig">
+        <CallName
+          tool={run.tool}
+          signature={run.signature}
+          args={run.calls[0]?.attributes[ARGS_ATTRIBUTE]}
+        />
       </span>
       <div class="track">
         <button

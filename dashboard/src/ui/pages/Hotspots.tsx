@@ -1,13 +1,15 @@
-import type { Hotspot, Page } from '../../api/types.js';
+import type { Hotspot, LoopSpend, Page, TokenSpend } from '../../api/types.js';
 import { countOf } from '../components/ActionCount.js';
-import { Clipped, ShortTime, SignatureCode } from '../components/CellText.js';
+import { CallName, CaptureHint } from '../components/CallName.js';
+import { Clipped, ShortTime } from '../components/CellText.js';
 import { type Column, DataTable } from '../components/DataTable.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager } from '../components/Pager.js';
+import { SpendText } from '../components/SpendText.js';
 import { fmtAgo, fmtInt, fmtSeconds, fmtTime } from '../format.js';
 import { apiUrl } from '../models/api.js';
-import { hasFilters } from '../models/filters.js';
+import { filterParams, hasFilters } from '../models/filters.js';
 import { linkTo, navigate } from '../models/route.js';
 import { createTableState, PAGE_SIZE } from '../models/table.js';
 import { usePageInRange } from '../models/use-page-in-range.js';
@@ -16,19 +18,21 @@ import { bindTable } from '../models/view-state.js';
 
 type Key = keyof Hotspot;
 
+/** Tokens in loops of the hotspots on the page, by service, tool and signature (from /api/spend). */
+let spentBy = new Map<string, TokenSpend>();
+const spendKey = (h: { service: string; tool: string; signature: string }) =>
+  JSON.stringify([h.service, h.tool, h.signature]);
+
 const table = createTableState<Key>('calls');
 
 const COLUMNS: Column<Hotspot, Key>[] = [
   { key: 'tool', label: 'Tool', render: (h) => <Clipped text={h.tool} /> },
   {
     key: 'signature',
-    label: 'Signature',
+    label: 'Call',
     render: (h) => (
       <a href={linkTo({ page: 'sessions', signature: h.signature }, { service: h.service })}>
-        <SignatureCode
-          signature={h.signature}
-          title={h.sampleArgs ? `${h.signature}\n${h.sampleArgs}` : h.signature}
-        />
+        <CallName tool={h.tool} signature={h.signature} args={h.sampleArgs} />
       </a>
     ),
   },
@@ -51,6 +55,17 @@ const COLUMNS: Column<Hotspot, Key>[] = [
     render: countOf('halts'),
   },
   { key: 'sessions', label: 'Sessions', numeric: true, render: (h) => fmtInt(h.sessions) },
+  {
+    key: 'sampleArgs',
+    label: 'Tokens in loops',
+    numeric: true,
+    sortable: false,
+    title: "Tokens of the model steps that made this signature's flagged calls, each step once",
+    render: (h) => {
+      const t = spentBy.get(spendKey(h));
+      return t ? <SpendText spend={t} /> : <span class="muted">–</span>;
+    },
+  },
   {
     key: 'repeatSeconds',
     label: 'Repeat time',
@@ -81,6 +96,8 @@ const hotspotsUrl = () => apiUrl('hotspots', table.params());
 /** Repeated call signatures, aggregated; a row opens the sessions that made those calls. */
 export function Hotspots() {
   const page = useResource<Page<Hotspot>>(hotspotsUrl);
+  const spend = useResource<LoopSpend>(() => apiUrl('spend', filterParams()));
+  spentBy = new Map((spend.state.value.data?.hotspots ?? []).map((h) => [spendKey(h), h]));
   const s = page.state.value;
   usePageInRange(table.offset, s, hotspotsUrl(), PAGE_SIZE);
   return (
@@ -106,6 +123,7 @@ export function Hotspots() {
             }
           />
           <Pager offset={table.offset} limit={PAGE_SIZE} total={s.data.total} noun="signature" />
+          {!s.data.rows.some((h) => h.sampleArgs) && <CaptureHint />}
         </>
       )}
     </div>

@@ -1,7 +1,9 @@
-import type { Hotspot, Page, Series, Summary } from '../../api/types.js';
+import type { Hotspot, LoopSpend, Page, Series, Summary } from '../../api/types.js';
+import { CallName } from '../components/CallName.js';
 import { DecisionsChart } from '../components/DecisionsChart.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { SpendText, spendTokens } from '../components/SpendText.js';
 import { SummaryCards } from '../components/SummaryCards.js';
 import { fmtCount, fmtInt, plural } from '../format.js';
 import { apiUrl } from '../models/api.js';
@@ -16,7 +18,9 @@ export function Overview() {
   const top = useResource<Page<Hotspot>>(() =>
     apiUrl('hotspots', { ...filterParams(), sort: 'calls', order: 'desc', limit: 5 }),
   );
+  const spend = useResource<LoopSpend>(() => apiUrl('spend', filterParams()));
   const s = summary.state.value;
+  const spent = spend.state.value.data;
 
   return (
     <div class="page">
@@ -27,11 +31,42 @@ export function Overview() {
       {s.data && s.data.calls > 0 && (
         <>
           <SummaryCards summary={s.data} />
+          {spent && <SpentInLoops spend={spent} />}
           {series.state.value.data && <DecisionsChart series={series.state.value.data} />}
           <TopHotspots rows={top.state.value.data?.rows ?? []} />
         </>
       )}
     </div>
+  );
+}
+
+/** Tokens (and money, with a price table) of the model steps behind flagged calls. */
+function SpentInLoops({ spend }: { spend: LoopSpend }) {
+  return (
+    <section class="panel spent" aria-label="Spent in loops">
+      <header class="panel-head">
+        <h2>Spent in loops</h2>
+        <span class="muted small">
+          tokens of the model steps that made flagged calls (any finding), each step once
+        </span>
+      </header>
+      <p class="spent-total">
+        <SpendText spend={spend.total} testId="spent-total" />
+        {spendTokens(spend.total) === 0 && (
+          <span class="muted small">
+            {' '}
+            (no token usage recorded on the flagged calls: the instrumentation writes it on tool
+            spans as gen_ai.usage.*)
+          </span>
+        )}
+        {!spend.priced && spendTokens(spend.total) > 0 && (
+          <span class="muted small">
+            {' '}
+            · start the dashboard with <code>--prices FILE</code> to see it in USD
+          </span>
+        )}
+      </p>
+    </section>
   );
 }
 
@@ -47,7 +82,7 @@ function TopHotspots({ rows }: { rows: Hotspot[] }) {
         {rows.map((h) => (
           <li key={`${h.service}|${h.signature}`}>
             <a href={linkTo({ page: 'sessions', signature: h.signature }, { service: h.service })}>
-              <code>{h.signature}</code>
+              <CallName tool={h.tool} signature={h.signature} args={h.sampleArgs} />
             </a>
             <span class="muted">{h.service}</span>
             <span class="num" title={plural(h.calls, 'call')}>

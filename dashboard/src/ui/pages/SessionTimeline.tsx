@@ -1,8 +1,10 @@
 import { effect, signal } from '@preact/signals';
 import { useMemo } from 'preact/hooks';
-import type { SessionDetail } from '../../api/types.js';
+import type { LoopSpend, SessionDetail } from '../../api/types.js';
+import { ARGS_ATTRIBUTE, CaptureHint } from '../components/CallName.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager } from '../components/Pager.js';
+import { RunTree } from '../components/RunTree.js';
 import { SessionHeader } from '../components/SessionHeader.js';
 import { SpanDetails } from '../components/SpanDetails.js';
 import { TimelineRuns } from '../components/TimelineRuns.js';
@@ -43,6 +45,14 @@ effect(() => {
 /** One session: its calls in order, runs of identical calls as bars, details of a picked call. */
 export function SessionTimeline() {
   const detail = useResource<SessionDetail>(sessionUrl);
+  // the session's whole time span: its header aggregates all of its calls too
+  const spend = useResource<LoopSpend>(() => {
+    const s = scope();
+    const head = detail.state.value.data?.session;
+    return s === undefined || head === undefined || head.scope !== s
+      ? null
+      : apiUrl('spend', { scope: s, from: head.start, to: head.end + 1 });
+  });
   const state = detail.state.value;
   // Only the page asked for: an older page or session would pair its calls with the wrong offset.
   const fresh = state.url === sessionUrl() ? state.data : undefined;
@@ -68,7 +78,11 @@ export function SessionTimeline() {
       {state.status === 'error' && <ErrorNotice error={state.error} />}
       {!fresh && state.status !== 'error' && <p class="muted">Loading…</p>}
       {fresh && (
-        <SessionHeader session={fresh.session} shadow={fresh.calls.some((c) => c.shadow)} />
+        <SessionHeader
+          session={fresh.session}
+          shadow={fresh.calls.some((c) => c.shadow)}
+          spent={spend.state.value.data?.total}
+        />
       )}
       {fresh && calls.length === 0 && (
         <p class="empty-note muted" data-testid="timeline-empty">
@@ -106,6 +120,7 @@ export function SessionTimeline() {
                 selected.value = i;
               }}
             />
+            {!calls.some((c) => c.attributes[ARGS_ATTRIBUTE]) && <CaptureHint />}
             {fresh.session.calls > CALLS_PER_PAGE && (
               <Pager
                 offset={offset}
@@ -133,6 +148,7 @@ export function SessionTimeline() {
           )}
         </div>
       )}
+      {fresh && calls.length > 0 && <RunTree key={`${scope()}|${first}`} calls={calls} />}
     </div>
   );
 }

@@ -6,6 +6,7 @@ export {
   querySeries,
   querySession,
   querySessions,
+  querySpend,
   querySummary,
   queryTrace,
 } from './queries.js';

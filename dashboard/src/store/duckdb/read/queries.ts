@@ -1,4 +1,5 @@
 import type {
+  LoopSpend,
   Page,
   PageRequest,
   QueryFilter,
@@ -9,6 +10,7 @@ import type {
   TraceSpan,
 } from '../../../api/types.js';
 import {
+  loopSpend,
   normalizePage,
   SESSION_SORTS,
   seriesFromRows,
@@ -19,15 +21,17 @@ import {
   toNumber,
   traceSpan,
 } from '../../common/index.js';
+import type { SpendOptions } from '../../types.js';
 import { LIFTED_COLUMNS_SQL, restoreAttributes } from '../lifted.js';
 import {
-  COUNT_ACTIONS,
+  COUNT_FINDINGS,
   callWhere,
   EVENTS_JSON_SQL,
   jsonEvents,
   jsonRecord,
   type Params,
   type Reader,
+  SEQUENCE_SQL,
 } from './sql.js';
 
 /** Totals of a range. */
@@ -41,8 +45,10 @@ export async function querySummary(read: Reader, filter: QueryFilter): Promise<S
   const callFilter = callWhere(filter, callParams);
   const [spans] = await read(`SELECT count(*) AS spans FROM otel_traces ${where}`, params);
   const [row] = await read(
-    `SELECT count(*) AS calls, ${COUNT_ACTIONS}, count(*) FILTER ("ActionRank" > 0) AS loops,
-      count(DISTINCT nullif("LoopScope", '')) AS sessions FROM otel_traces ${callFilter}`,
+    `SELECT count(*) AS calls, ${COUNT_FINDINGS}, count(*) FILTER ("ActionRank" > 0) AS loops,
+      count(DISTINCT nullif("LoopScope", '')) AS sessions,
+      count(DISTINCT nullif("LoopScope", '')) FILTER ("ActionRank" >= 3) AS "haltedSessions"
+    FROM otel_traces ${callFilter}`,
     callParams,
   );
   return summaryRow(spans?.spans, row);
@@ -50,7 +56,7 @@ export async function querySummary(read: Reader, filter: QueryFilter): Promise<S
 
 const SESSION_COLUMNS = `"LoopScope" AS scope, min("ServiceName") AS service,
   max("ConversationId") AS "conversationId", count(*) AS calls, max("Streak") AS "longestStreak",
-  max("ActionRank") AS "worstRank", max("ActionRank") >= 3 AS halted, ${COUNT_ACTIONS},
+  max("ActionRank") AS "worstRank", max("ActionRank") >= 3 AS halted, ${COUNT_FINDINGS},
   min("StartMs") AS start, max("StartMs" + "Duration" // 1000000) AS "end"`;
 
 /**
@@ -120,7 +126,7 @@ export async function querySession(
   const rows = await read(
     `SELECT "TraceId", "SpanId", "StartMs", "Duration", ${LIFTED_COLUMNS_SQL},
       to_json("SpanAttributes") AS attrs, ${EVENTS_JSON_SQL} AS events
-    FROM otel_traces ${clause} ORDER BY "Timestamp", "SpanId", "TraceId" LIMIT ${limit} OFFSET ${offset}`,
+    FROM otel_traces ${clause} ORDER BY "Timestamp", ${SEQUENCE_SQL} NULLS LAST, "SpanId", "TraceId" LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
   const calls = rows.map((r) =>
@@ -153,7 +159,7 @@ export async function queryTrace(read: Reader, traceId: string): Promise<TraceSp
     `SELECT "TraceId", "SpanId", "ParentSpanId", "SpanName", "SpanKind", "ServiceName", "StartMs",
       "Duration", "StatusCode", "StatusMessage", ${LIFTED_COLUMNS_SQL},
       to_json("SpanAttributes") AS attrs, ${EVENTS_JSON_SQL} AS events
-    FROM otel_traces WHERE "TraceId" = $trace ORDER BY "Timestamp", "ParentSpanId" <> '', "SpanId"`,
+    FROM otel_traces WHERE "TraceId" = $trace ORDER BY "Timestamp", "ParentSpanId" <> '', ${SEQUENCE_SQL} NULLS LAST, "SpanId"`,
     { trace: traceId.toLowerCase() },
   );
   return rows.map((r) =>
@@ -179,4 +185,30 @@ export async function queryFacets(
     p2,
   );
   return { services: services.map((r) => String(r.v)), tools: tools.map((r) => String(r.v)) };
+}
+
+/** Tokens behind flagged calls (see Store.spend), from the span attributes the adapters write. */
+export async function querySpend(
+  read: Reader,
+  filter: QueryFilter,
+  options: SpendOptions = {},
+): Promise<LoopSpend> {
+  const params: Params = {};
+  const where = callWhere(filter, params);
+  const scope = options.scope === undefined ? '' : ' AND "LoopScope" = $scope';
+  if (options.scope !== undefined) params.scope = options.scope;
+  const a = (k: string) => `"SpanAttributes"['${k}']`;
+  const int = (k: string) => `max(coalesce(TRY_CAST(${a(k)} AS BIGINT), 0))`;
+  const rows = await read(
+    `SELECT "ServiceName" AS service, "ToolName" AS tool, "Signature" AS signature,
+      "LoopScope" AS scope,
+      coalesce(nullif(${a('loopguard.step.id')}, ''), "TraceId" || '/' || "SpanId") AS step,
+      max(coalesce(nullif(${a('gen_ai.request.model')}, ''), ${a('gen_ai.response.model')}, '')) AS model,
+      ${int('gen_ai.usage.input_tokens')} AS input, ${int('gen_ai.usage.output_tokens')} AS output,
+      ${int('gen_ai.usage.cache_read.input_tokens')} AS cached
+    FROM otel_traces ${where} AND "ActionRank" > 0${scope}
+    GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`,
+    params,
+  );
+  return loopSpend(rows, options.prices);
 }

@@ -3,7 +3,7 @@ import { normalizePage, SESSION_SORTS, sessionRow, toNumber } from '../../common
 import { totalsNow, withDelta } from '../rollups/index.js';
 import { HOUR_MS } from '../schema.js';
 import type { Reader } from './sql.js';
-import { callWhere, type Params } from './sql.js';
+import { callWhere, type Params, sumFindings } from './sql.js';
 
 function rawEdge(
   from: string,
@@ -15,8 +15,8 @@ function rawEdge(
   const where = callWhere({ service: filter.service }, params);
   return `SELECT "LoopScope" AS scope, "ServiceName" AS service, max("ConversationId") AS conv,
     count(*) AS calls, max("Streak") AS streak, max("ActionRank") AS rank,
-    count(*) FILTER ("LoopAction" = 'nudge') AS nudges, count(*) FILTER ("LoopAction" = 'warn') AS warns,
-    count(*) FILTER ("LoopAction" = 'block') AS blocks, min("StartMs") AS start_ms,
+    ${sumFindings('nudge')} AS nudges, ${sumFindings('warn')} AS warns,
+    ${sumFindings('block')} AS blocks, min("StartMs") AS start_ms,
     max("StartMs" + "Duration" // 1000000) AS end_ms
   FROM otel_traces ${where} AND "LoopScope" <> '' AND "StartMs" >= ${from} AND "StartMs" < ${to}${matching}
   GROUP BY 1, 2`;

@@ -7,11 +7,34 @@ export type Params = Record<string, DuckDBValue>;
 /** Runs a read statement and returns its rows as objects. */
 export type Reader = (sql: string, params?: Params) => Promise<Record<string, unknown>[]>;
 
-/** Counts of calls per non-allow action. */
+/** Counts of calls per non-allow action (their strongest action). */
 export const COUNT_ACTIONS = `count(*) FILTER ("LoopAction" = 'nudge') AS nudges,
   count(*) FILTER ("LoopAction" = 'warn') AS warns,
   count(*) FILTER ("LoopAction" = 'block') AS blocks,
   count(*) FILTER ("LoopAction" = 'halt') AS halts`;
+
+const FINDING_EVENTS = `['loopguard.nudge', 'loopguard.warn', 'loopguard.block', 'loopguard.halt']`;
+
+/**
+ * A span's findings of one action: its loopguard.<action> events, or when it has no finding event
+ * at all, 1 when its loopguard.action is that action (as the decisions counter counts them).
+ */
+function findings(action: string): string {
+  return `CASE WHEN len(list_filter("Events", e -> list_contains(${FINDING_EVENTS}, e."Name"))) > 0
+    THEN len(list_filter("Events", e -> e."Name" = 'loopguard.${action}'))
+    ELSE ("LoopAction" = '${action}')::INTEGER END`;
+}
+
+/** The sum of the findings of one action over the rows aggregated, as a BIGINT (0 when none). */
+export function sumFindings(action: 'nudge' | 'warn' | 'block' | 'halt'): string {
+  return `coalesce(sum(${findings(action)}), 0)::BIGINT`;
+}
+
+/** Findings per non-allow action (one per finding: a nudge beside a warn is still a nudge). */
+export const COUNT_FINDINGS = `coalesce(sum(${findings('nudge')}), 0)::BIGINT AS nudges,
+  coalesce(sum(${findings('warn')}), 0)::BIGINT AS warns,
+  coalesce(sum(${findings('block')}), 0)::BIGINT AS blocks,
+  coalesce(sum(${findings('halt')}), 0)::BIGINT AS halts`;
 
 /** WHERE clauses for a filter on tool-call rows. `having` lists the filters kept for HAVING. */
 export function callWhere(
@@ -77,3 +100,9 @@ export function jsonEvents(value: unknown): SpanEventRow[] {
 
 /** SQL for the events of a row as JSON, with times as epoch ms. */
 export const EVENTS_JSON_SQL = `to_json([{'T': epoch_ms(e."Timestamp"), 'Name': e."Name", 'Attributes': e."Attributes"} for e in "Events"])`;
+
+/**
+ * A span's loopguard.sequence (its order in the scope) as a BIGINT, NULL when absent (older
+ * instrumentation): calls sharing a start millisecond sort by it.
+ */
+export const SEQUENCE_SQL = `TRY_CAST("SpanAttributes"['loopguard.sequence'] AS BIGINT)`;

@@ -46,6 +46,7 @@ export interface SessionRollupRow {
   calls: number;
   maxStreak: number;
   maxRank: number;
+  /** Findings (one per loopguard.* event, else the call's action) of each kind. */
   nudges: number;
   warns: number;
   blocks: number;
@@ -141,19 +142,28 @@ class Grouping {
     this.deltas.decisions.push(added);
   }
 
-  /** The findings of a call: one per loopguard.* event, else the span-level action and axis. */
-  findingsOf(span: SpanRecord, f: SpanFields): void {
+  /**
+   * The findings of a call: one per loopguard.* event, else the span-level action and axis.
+   * Returns the findings per action rank (index 1-4: nudge, warn, block, halt).
+   */
+  findingsOf(span: SpanRecord, f: SpanFields): number[] {
+    const byRank = [0, 0, 0, 0, 0];
     let found = false;
     for (const event of span.events) {
       if (!event.name.startsWith('loopguard.')) continue;
       const action = event.name.slice(10);
-      if (actionRank(action) <= 0) continue;
+      const rank = actionRank(action);
+      if (rank <= 0) continue;
       found = true;
+      byRank[rank] = (byRank[rank] ?? 0) + 1;
       const axis = event.attributes['loopguard.axis'] ?? f.axis;
       this.decision(span.serviceName, f.tool, axis, action, f.shadow);
     }
-    if (!found && f.actionRank > 0 && f.action !== '')
+    if (!found && f.actionRank > 0 && f.action !== '') {
+      byRank[f.actionRank] = (byRank[f.actionRank] ?? 0) + 1;
       this.decision(span.serviceName, f.tool, f.axis, f.action, f.shadow);
+    }
+    return byRank;
   }
 
   rollupRow(span: SpanRecord, f: SpanFields, hour: number): RollupRow | undefined {
@@ -205,9 +215,9 @@ export function computeDeltas(spans: readonly SpanRecord[]): {
     if (!f.isCall) continue;
     const service = span.serviceName;
     g.call(service, f);
-    g.findingsOf(span, f);
+    const findings = g.findingsOf(span, f);
     if (f.signature !== '') addRollup(g, span, f);
-    if (f.scope !== '') addSessionRollup(g, span, f);
+    if (f.scope !== '') addSessionRollup(g, span, f, findings);
     if (f.actionRank >= 3 && f.scope !== '' && !f.shadow) {
       g.deltas.haltedScopes.set(`${service}\u0000${f.scope}`, { service, scope: f.scope });
     }
@@ -244,7 +254,12 @@ function addRollup(g: Grouping, span: SpanRecord, f: SpanFields): void {
   }
 }
 
-function addSessionRollup(g: Grouping, span: SpanRecord, f: SpanFields): void {
+function addSessionRollup(
+  g: Grouping,
+  span: SpanRecord,
+  f: SpanFields,
+  findings: readonly number[],
+): void {
   const ms = f.startMs;
   const hour = Math.floor(ms / HOUR_MS) * HOUR_MS;
   const end = ms + Number(clampDurationNs(span.durationNs) / 1_000_000n);
@@ -269,9 +284,9 @@ function addSessionRollup(g: Grouping, span: SpanRecord, f: SpanFields): void {
   row.calls++;
   row.maxStreak = Math.max(row.maxStreak, f.streak);
   row.maxRank = Math.max(row.maxRank, f.actionRank);
-  if (f.action === 'nudge') row.nudges++;
-  else if (f.action === 'warn') row.warns++;
-  else if (f.action === 'block') row.blocks++;
+  row.nudges += findings[1] ?? 0;
+  row.warns += findings[2] ?? 0;
+  row.blocks += findings[3] ?? 0;
   if (f.conversationId > row.conversationId) row.conversationId = f.conversationId;
   row.startMs = Math.min(row.startMs, ms);
   row.endMs = Math.max(row.endMs, end);
