@@ -1,6 +1,5 @@
 import type { SpanRecord } from '../span.js';
 import {
-  DETECTED_BY,
   TOOL_CALL_CONVENTIONS,
   type ToolCallConvention,
   type ToolCallSource,
@@ -31,19 +30,28 @@ export type SpanToolCall =
   | { kind: 'none' };
 
 /**
- * Whether the span carries loopguard's own decision (an instrumented agent's span, or one the
+ * Whether the span carries loopguard's own attributes (an instrumented agent's span, or one the
  * dashboard already decided): such spans are taken as they are.
  */
 export function hasLoopguardDecision(span: SpanRecord): boolean {
   const a = span.attributes;
-  return a['loopguard.signature'] !== undefined || a['loopguard.action'] !== undefined;
+  if (a['loopguard.signature'] !== undefined || a['loopguard.scope'] !== undefined) return true;
+  for (const key in a) if (key.startsWith('loopguard.')) return true;
+  return false;
 }
 
 function conventionOf(span: SpanRecord): ToolCallConvention | undefined {
   for (const c of TOOL_CALL_CONVENTIONS) {
     if ('spanName' in c.match) {
       if (span.name === c.match.spanName) return c;
-    } else if (span.attributes[c.match.attribute] === c.match.value) return c;
+    } else {
+      const v = span.attributes[c.match.attribute];
+      if (v === c.match.value) return c;
+      // an execute_tool span without gen_ai.operation.name is still named for its tool
+      if (v === undefined && c.toolFromSpanName && span.name.startsWith(c.toolFromSpanName)) {
+        return c;
+      }
+    }
   }
   return undefined;
 }
@@ -69,11 +77,10 @@ function errorOf(span: SpanRecord): string | undefined {
  * is a tool call of a convention in TOOL_CALL_CONVENTIONS, else `none`.
  */
 export function mapToolCall(span: SpanRecord): SpanToolCall {
-  if (hasLoopguardDecision(span) || span.attributes[DETECTED_BY] !== undefined) {
-    return { kind: 'loopguard' };
-  }
+  if (span.attributes['loopguard.signature'] !== undefined) return { kind: 'loopguard' };
   const c = conventionOf(span);
   if (!c) return { kind: 'none' };
+  if (hasLoopguardDecision(span)) return { kind: 'loopguard' };
   const a = span.attributes;
   let tool = first(a, c.tool);
   if (tool === undefined && c.toolFromSpanName && span.name.startsWith(c.toolFromSpanName)) {
