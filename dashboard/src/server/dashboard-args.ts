@@ -4,7 +4,7 @@ import type { DashboardOptions } from './types.js';
 
 /**
  * Parses `loopguard dashboard` flags: --port --host --allowed-host (repeatable, or
- * comma-separated) --db --retention --token --store --max-body-bytes.
+ * comma-separated) --db --retention --token --store --max-body-bytes --config --no-detect.
  */
 export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
   const out: DashboardOptions = {};
@@ -54,6 +54,12 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
       }
       case '--store':
         out.storeUrl = value();
+        break;
+      case '--config':
+        out.config = value();
+        break;
+      case '--no-detect':
+        out.detect = false;
         break;
       default:
         throw new Error(`unknown dashboard option "${arg}"`);

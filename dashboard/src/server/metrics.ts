@@ -24,6 +24,11 @@ export const OTHER = 'other';
 
 type Sample = [Record<string, string>, number];
 
+/** The labels of a series, with `detected_by` when the dashboard decided its calls. */
+function detected(l: Record<string, string>, by: string | undefined): Record<string, string> {
+  return by ? { ...l, detected_by: by } : l;
+}
+
 /**
  * The series of one family that `/metrics` shows by their own labels: at most `max`, the largest
  * first, then in the order they appear. A series once shown stays shown for the life of the
@@ -93,13 +98,19 @@ export class MetricsExposition {
     family(
       'loopguard_tool_calls_total',
       'Tool calls stored by the dashboard, by service, tool and strongest loopguard action.',
-      c.toolCalls.map((x) => [{ service: x.service, tool: x.tool, action: x.action }, x.value]),
+      c.toolCalls.map((x) => [
+        detected({ service: x.service, tool: x.tool, action: x.action }, x.detectedBy),
+        x.value,
+      ]),
     );
     family(
       'loopguard_decisions_total',
       'Loopguard findings (nudge, warn, block, halt) by service, tool, axis and action.',
       c.decisions.map((x) => [
-        { service: x.service, tool: x.tool, axis: x.axis, action: x.action },
+        detected(
+          { service: x.service, tool: x.tool, axis: x.axis, action: x.action },
+          x.detectedBy,
+        ),
         x.value,
       ]),
     );
@@ -119,6 +130,24 @@ export class MetricsExposition {
       'Spans of accepted requests refused by the OTLP receiver (ids), by reason.',
       [...rejected].map(([reason, value]) => [{ reason }, value]),
     );
+    const d = c.detection;
+    if (d) {
+      family(
+        'loopguard_detection_early_settled_scopes_total',
+        'Scopes the dashboard decided before they were quiet, because its pending calls reached their bound.',
+        [[{}, d.earlySettledScopes]],
+      );
+      family(
+        'loopguard_detection_late_calls_total',
+        'Tool calls of agents without loopguard that arrived after later calls of their scope were decided.',
+        [[{}, d.lateCalls]],
+      );
+      out.push(
+        '# HELP loopguard_detection_pending_calls Tool calls held until their scope settles.',
+        '# TYPE loopguard_detection_pending_calls gauge',
+        `loopguard_detection_pending_calls ${d.pendingCalls}`,
+      );
+    }
     return `${out.join('\n')}\n`;
   }
 }

@@ -1,3 +1,4 @@
+import type { DetectingStoreOptions } from '../detect/index.js';
 import type { Store } from '../store/index.js';
 
 /** Options of the dashboard's Hono app. */
@@ -71,6 +72,13 @@ export interface DashboardOptions {
   maxInFlightBytes?: number;
   /** Largest request body after decompression (413 beyond). Default 64 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Loop detection over tool-call spans of agents without loopguard (`false`: off). Default on,
+   * with the engine's config file discovered as the agents' is, or `config`.
+   */
+  detect?: false | DetectingStoreOptions;
+  /** The engine's config file for detection (`--config`). */
+  config?: string;
 }
 
 /** A running dashboard. */

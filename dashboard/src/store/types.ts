@@ -16,11 +16,34 @@ import type { SpanRecord } from '../otlp/span.js';
 
 /** Monotonic counters behind `/metrics` (contract section 4); they survive restarts and retention. */
 export interface CounterSnapshot {
-  toolCalls: { service: string; tool: string; action: string; value: number }[];
-  decisions: { service: string; tool: string; axis: string; action: string; value: number }[];
+  /** `detectedBy` is set on the calls and findings the dashboard decided (`dashboard`). */
+  toolCalls: {
+    service: string;
+    tool: string;
+    action: string;
+    value: number;
+    detectedBy?: string;
+  }[];
+  decisions: {
+    service: string;
+    tool: string;
+    axis: string;
+    action: string;
+    value: number;
+    detectedBy?: string;
+  }[];
   haltedSessions: { service: string; value: number }[];
   ingestedSpans: number;
   rejectedSpans: { reason: string; value: number }[];
+  /** The dashboard's loop detection, when it runs (counted since the process started). */
+  detection?: {
+    pendingScopes: number;
+    pendingCalls: number;
+    earlySettledScopes: number;
+    decidedCalls: number;
+    uncapturedCalls: number;
+    lateCalls: number;
+  };
 }
 
 /** What every store implements; the conformance suite checks it. */

@@ -37,9 +37,16 @@ export function counterSnapshot(
     ].map(String) as [string, string, string, string, string];
     const value = toNumber(r[valueKey]);
     if (r.Metric === 'ingested_spans') snap.ingestedSpans += value;
-    else if (r.Metric === 'tool_calls') snap.toolCalls.push({ service, tool, action, value });
-    else if (r.Metric === 'decisions') snap.decisions.push({ service, tool, axis, action, value });
-    else if (r.Metric === 'rejected_spans') snap.rejectedSpans.push({ reason, value });
+    else if (r.Metric === 'tool_calls') {
+      snap.toolCalls.push(
+        reason
+          ? { service, tool, action, value, detectedBy: reason }
+          : { service, tool, action, value },
+      );
+    } else if (r.Metric === 'decisions') {
+      const row = { service, tool, axis, action, value };
+      snap.decisions.push(reason ? { ...row, detectedBy: reason } : row);
+    } else if (r.Metric === 'rejected_spans') snap.rejectedSpans.push({ reason, value });
   }
   return snap;
 }

@@ -1,3 +1,4 @@
+import { DETECTED_BY } from '../../../otlp/genai/index.js';
 import type { SpanRecord } from '../../../otlp/span.js';
 import { actionRank, clampDurationNs } from '../../common/index.js';
 import { HOUR_MS } from '../schema.js';
@@ -9,6 +10,8 @@ export interface ToolCallDelta {
   tool: string;
   action: string;
   value: number;
+  /** Set on calls the dashboard decided (`loopguard.detected_by`). */
+  detectedBy?: string;
 }
 
 /** A decisions counter increment: findings of one axis and action for one tool and service. */
@@ -18,6 +21,8 @@ export interface DecisionDelta {
   axis: string;
   action: string;
   value: number;
+  /** Set on findings the dashboard made (`loopguard.detected_by`). */
+  detectedBy?: string;
 }
 
 /** Counter increments of one batch of spans (contract section 4), each key once, summed. */
@@ -94,7 +99,7 @@ class Grouping {
     };
   }
 
-  call(service: string, f: SpanFields): void {
+  call(service: string, f: SpanFields, by: string | undefined): void {
     let tools = this.calls.get(service);
     if (tools === undefined) {
       tools = new Map();
@@ -105,16 +110,24 @@ class Grouping {
       byRank = [];
       tools.set(f.tool, byRank);
     }
-    const row = byRank[f.actionRank];
+    const at = by === undefined ? f.actionRank : f.actionRank + 5;
+    const row = byRank[at];
     if (row !== undefined) row.value++;
     else {
-      const added = { service, tool: f.tool, action: f.action, value: 1 };
-      byRank[f.actionRank] = added;
+      const added: ToolCallDelta = { service, tool: f.tool, action: f.action, value: 1 };
+      if (by !== undefined) added.detectedBy = by;
+      byRank[at] = added;
       this.deltas.toolCalls.push(added);
     }
   }
 
-  decision(service: string, tool: string, axis: string, action: string): void {
+  decision(
+    service: string,
+    tool: string,
+    axis: string,
+    action: string,
+    by: string | undefined,
+  ): void {
     let tools = this.findings.get(service);
     if (tools === undefined) {
       tools = new Map();
@@ -126,28 +139,30 @@ class Grouping {
       tools.set(tool, rows);
     }
     for (const row of rows) {
-      if (row.axis === axis && row.action === action) {
+      if (row.axis === axis && row.action === action && row.detectedBy === by) {
         row.value++;
         return;
       }
     }
-    const added = { service, tool, axis, action, value: 1 };
+    const added: DecisionDelta = { service, tool, axis, action, value: 1 };
+    if (by !== undefined) added.detectedBy = by;
     rows.push(added);
     this.deltas.decisions.push(added);
   }
 
   /** The findings of a call: one per loopguard.* event, else the span-level action and axis. */
-  findingsOf(span: SpanRecord, f: SpanFields): void {
+  findingsOf(span: SpanRecord, f: SpanFields, by: string | undefined): void {
     let found = false;
     for (const event of span.events) {
       if (!event.name.startsWith('loopguard.')) continue;
       const action = event.name.slice(10);
       if (actionRank(action) <= 0) continue;
       found = true;
-      this.decision(span.serviceName, f.tool, event.attributes['loopguard.axis'] ?? f.axis, action);
+      const axis = event.attributes['loopguard.axis'] ?? f.axis;
+      this.decision(span.serviceName, f.tool, axis, action, by);
     }
     if (!found && f.actionRank > 0 && f.action !== '')
-      this.decision(span.serviceName, f.tool, f.axis, f.action);
+      this.decision(span.serviceName, f.tool, f.axis, f.action, by);
   }
 
   rollupRow(span: SpanRecord, f: SpanFields, hour: number): RollupRow | undefined {
@@ -198,8 +213,9 @@ export function computeDeltas(spans: readonly SpanRecord[]): {
     fields.push(f);
     if (!f.isCall) continue;
     const service = span.serviceName;
-    g.call(service, f);
-    g.findingsOf(span, f);
+    const by = span.attributes[DETECTED_BY];
+    g.call(service, f, by);
+    g.findingsOf(span, f, by);
     if (f.signature !== '') addRollup(g, span, f);
     if (f.scope !== '') addSessionRollup(g, span, f);
     if (f.actionRank >= 3 && f.scope !== '') {
