@@ -144,3 +144,11 @@ export interface TraceSpan {
   attributes: Record<string, string>;
   events: SpanEventRow[];
 }
+
+/** What `GET /api/detection` answers: the dashboard's own loop detection. */
+export interface DetectionInfo {
+  /** Whether the dashboard decides tool calls of agents without loopguard. */
+  enabled: boolean;
+  /** Services sending tool calls without arguments (no signature), with how to capture them. */
+  uncaptured: { service: string; source: string; calls: number; hint: string }[];
+}

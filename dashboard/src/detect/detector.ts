@@ -1,11 +1,13 @@
 import { createEngine, type Decision, type Engine, type EngineOptions } from '@loopguard/engine';
 import {
+  conventionFor,
   DETECTED_BY,
   DETECTED_BY_DASHBOARD,
   DETECTED_SOURCE,
   engineCallOf,
   type ForeignToolCall,
   mapToolCall,
+  type ToolCallSource,
 } from '../otlp/index.js';
 import type { SpanRecord } from '../otlp/span.js';
 
@@ -37,6 +39,16 @@ export interface DetectorStats {
   uncapturedCalls: number;
   /** Calls that arrived after their scope had been settled past their start. */
   lateCalls: number;
+}
+
+/** A service whose tool calls of one convention carry no arguments, so none gets a signature. */
+export interface UncapturedService {
+  service: string;
+  source: ToolCallSource;
+  /** Such calls since the dashboard started. */
+  calls: number;
+  /** How to turn capture of arguments on for that convention. */
+  hint: string;
 }
 
 interface Held {
@@ -72,6 +84,8 @@ export class Detector {
   private readonly maxSettled: number;
   private readonly now: () => number;
   private held = 0;
+  /** service → source → calls sent without arguments (at most 256 services). */
+  private readonly bare = new Map<string, Map<ToolCallSource, number>>();
   private seq = 0;
   private readonly counts = { early: 0, decided: 0, uncaptured: 0, late: 0 };
 
@@ -147,6 +161,27 @@ export class Detector {
     };
   }
 
+  /** Services whose tool calls came without arguments, by convention, with how to capture them. */
+  uncapturedServices(): UncapturedService[] {
+    const out: UncapturedService[] = [];
+    for (const [service, sources] of this.bare) {
+      for (const [source, calls] of sources) {
+        out.push({ service, source, calls, hint: conventionFor(source).captureHint });
+      }
+    }
+    return out.sort((a, b) => b.calls - a.calls || (a.service < b.service ? -1 : 1));
+  }
+
+  private noteBare(call: ForeignToolCall): void {
+    let sources = this.bare.get(call.serviceName);
+    if (!sources) {
+      if (this.bare.size >= 256) return;
+      sources = new Map();
+      this.bare.set(call.serviceName, sources);
+    }
+    sources.set(call.source, (sources.get(call.source) ?? 0) + 1);
+  }
+
   private keyOf(call: ForeignToolCall): string {
     return `${call.serviceName.length}:${call.serviceName}${call.scope}`;
   }
@@ -202,8 +237,10 @@ export class Detector {
     for (const h of all) {
       const span = decide(this.engine, p.key, h);
       if (!fresh.has(h)) continue;
-      if (span.attributes['loopguard.signature'] === undefined) this.counts.uncaptured++;
-      else this.counts.decided++;
+      if (span.attributes['loopguard.signature'] === undefined) {
+        this.counts.uncaptured++;
+        this.noteBare(h.call);
+      } else this.counts.decided++;
       out.push(span);
     }
     this.engine.resetScope(p.key);

@@ -68,6 +68,21 @@ describe('detection of loops in GenAI-convention spans from other languages', ()
       Array.from({ length: 4 }, () => ['search_flights', '', 'allow']),
     );
 
+    // the UI names the service that sends no arguments, and how to capture them
+    const detection = await api<{
+      enabled: boolean;
+      uncaptured: { service: string; source: string; calls: number; hint: string }[];
+    }>('/api/detection');
+    expect(detection.enabled).toBe(true);
+    expect(detection.uncaptured).toEqual([
+      {
+        service: 'travel-agent-go',
+        source: 'gen_ai',
+        calls: 4,
+        hint: expect.stringContaining('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true'),
+      },
+    ]);
+
     const metrics = await (await fetch(`${dashboard.url}/metrics`)).text();
     expect(metrics).toContain(
       'loopguard_tool_calls_total{service="travel-agent-go",tool="search_flights",action="allow",detected_by="dashboard"} 4',

@@ -1,5 +1,6 @@
 import type { Hotspot, Page, Series, Summary } from '../../api/types.js';
 import { DecisionsChart } from '../components/DecisionsChart.js';
+import { DetectionNotice } from '../components/DetectionNotice.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { SummaryCards } from '../components/SummaryCards.js';
@@ -29,6 +30,7 @@ export function Overview() {
           <SummaryCards summary={s.data} />
           {series.state.value.data && <DecisionsChart series={series.state.value.data} />}
           <TopHotspots rows={top.state.value.data?.rows ?? []} />
+          <DetectionNotice />
         </>
       )}
     </div>
