@@ -7,7 +7,7 @@ const USAGE = {
   config: `  loopguard config check [FILE]`,
   dashboard: `  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
                       [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
-                      [--store clickhouse://...]`,
+                      [--store clickhouse://...] [--config F] [--no-detect]`,
   demo: `  loopguard demo [--port 4318] [--host 127.0.0.1] [--db .loopguard/demo.duckdb]
                  [--interval-ms 1500]`,
 };
@@ -127,6 +127,10 @@ Options:
                         instead of the DuckDB file
   --max-body-bytes N    largest OTLP request body after decompression (default
                         67108864, 64 MiB; 413 beyond)
+  --config F            engine config file for the loops the dashboard detects itself in
+                        tool spans of agents without loopguard (AI SDK, OpenInference,
+                        OpenLLMetry, GenAI conventions); default: discovered as the agents'
+  --no-detect           store such spans as they are, undecided
   -h, --help            this help
 `,
   demo: `Usage:
