@@ -149,10 +149,11 @@ describe('mapToolCall', () => {
 
   it('has one row per source, each with a capture hint', () => {
     expect(TOOL_CALL_CONVENTIONS.map((c) => c.source)).toEqual([
+      'openllmetry',
+      'openllmetry',
       'gen_ai',
       'ai_sdk',
       'openinference',
-      'openllmetry',
     ]);
     for (const c of TOOL_CALL_CONVENTIONS) expect(c.captureHint).not.toBe('');
   });

@@ -4,8 +4,14 @@ export type ToolCallSource = 'gen_ai' | 'ai_sdk' | 'openinference' | 'openllmetr
 /** How one convention names a tool call's parts, and how its users turn content capture on. */
 export interface ToolCallConvention {
   source: ToolCallSource;
-  /** The attribute and value that mark a tool-call span, or the span name that does. */
-  match: { attribute: string; value: string } | { spanName: string };
+  /**
+   * What marks a tool-call span: an attribute with its value, the span's name, or (`all`) every
+   * listed attribute with its value (`value` left out: the attribute is set).
+   */
+  match:
+    | { attribute: string; value: string }
+    | { spanName: string }
+    | { all: readonly { attribute: string; value?: string }[] };
   /** Attributes holding the tool's name, the first one set wins. */
   tool: readonly string[];
   /** Span name prefix followed by the tool's name, when no attribute names it. */
@@ -23,9 +29,40 @@ export interface ToolCallConvention {
 /**
  * Every attribute name the mapper reads, one row per convention. Sources: the OpenTelemetry GenAI
  * conventions (`execute_tool` span), the AI SDK's telemetry (`ai.toolCall` span, ai 6.x), the
- * OpenInference spec (TOOL span, reserved attributes) and OpenLLMetry's `SpanAttributes`.
+ * OpenInference spec (TOOL span, reserved attributes) and OpenLLMetry's `SpanAttributes` (and
+ * what @traceloop/instrumentation-langchain 0.27 emits). The first row that matches wins.
  */
 export const TOOL_CALL_CONVENTIONS: readonly ToolCallConvention[] = [
+  {
+    source: 'openllmetry',
+    // @traceloop/instrumentation-langchain: an execute_tool span of kind `task`, named by its entity
+    match: {
+      all: [
+        { attribute: 'gen_ai.operation.name', value: 'execute_tool' },
+        { attribute: 'traceloop.entity.name' },
+      ],
+    },
+    tool: ['traceloop.entity.name'],
+    args: 'traceloop.entity.input',
+    result: 'traceloop.entity.output',
+    session: [
+      'traceloop.association.properties.session_id',
+      'traceloop.association.properties.conversation_id',
+    ],
+    captureHint: 'set TRACELOOP_TRACE_CONTENT=true (the default) or traceContent: true',
+  },
+  {
+    source: 'openllmetry',
+    match: { attribute: 'traceloop.span.kind', value: 'tool' },
+    tool: ['traceloop.entity.name'],
+    args: 'traceloop.entity.input',
+    result: 'traceloop.entity.output',
+    session: [
+      'traceloop.association.properties.session_id',
+      'traceloop.association.properties.conversation_id',
+    ],
+    captureHint: 'set TRACELOOP_TRACE_CONTENT=true (the default) or traceContent: true',
+  },
   {
     source: 'gen_ai',
     match: { attribute: 'gen_ai.operation.name', value: 'execute_tool' },
@@ -55,18 +92,6 @@ export const TOOL_CALL_CONVENTIONS: readonly ToolCallConvention[] = [
     result: 'output.value',
     session: ['session.id'],
     captureHint: 'unset OPENINFERENCE_HIDE_INPUTS (and the hideInputs trace config option)',
-  },
-  {
-    source: 'openllmetry',
-    match: { attribute: 'traceloop.span.kind', value: 'tool' },
-    tool: ['traceloop.entity.name'],
-    args: 'traceloop.entity.input',
-    result: 'traceloop.entity.output',
-    session: [
-      'traceloop.association.properties.session_id',
-      'traceloop.association.properties.conversation_id',
-    ],
-    captureHint: 'set TRACELOOP_TRACE_CONTENT=true (the default) or traceContent: true',
   },
 ];
 

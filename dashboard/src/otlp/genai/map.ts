@@ -44,6 +44,14 @@ function conventionOf(span: SpanRecord): ToolCallConvention | undefined {
   for (const c of TOOL_CALL_CONVENTIONS) {
     if ('spanName' in c.match) {
       if (span.name === c.match.spanName) return c;
+    } else if ('all' in c.match) {
+      const a = span.attributes;
+      if (
+        c.match.all.every((m) =>
+          m.value === undefined ? a[m.attribute] !== undefined : a[m.attribute] === m.value,
+        )
+      )
+        return c;
     } else {
       const v = span.attributes[c.match.attribute];
       if (v === c.match.value) return c;
