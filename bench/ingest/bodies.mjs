@@ -24,6 +24,8 @@ export const contentTypeOf = (encoding) =>
  * check, not ingest. The calls come in runs of 10 with one signature (streaks 1 to 10, as the
  * engine records a loop); with `signatures: 'distinct'` every call of a request has a signature of
  * its own (the streaks still count to 10), the most hotspot rollup rows a request can bring.
+ * With `signatures: 'foreign'` the same calls come as OpenInference TOOL spans without any
+ * loopguard attribute (`tool.name`, `input.value`, `session.id`): the dashboard decides them.
  */
 export async function buildBodies(encoding, count, size, { signatures = 'runs' } = {}) {
   const serializer = encoding === 'protobuf' ? ProtobufTraceSerializer : JsonTraceSerializer;
@@ -41,6 +43,24 @@ export async function buildBodies(encoding, count, size, { signatures = 'runs' }
       const run = signatures === 'distinct' ? i : Math.floor(i / 10);
       const action =
         streak === 3 || streak === 5 || streak === 8 ? 'nudge' : streak >= 9 ? 'warn' : 'allow';
+      if (signatures === 'foreign') {
+        tracer
+          .startSpan(
+            `tool_${run % 7}`,
+            {
+              attributes: {
+                'openinference.span.kind': 'TOOL',
+                'tool.name': `tool_${run % 7}`,
+                'input.value': JSON.stringify({ q: run % 97 }),
+                'output.value': 'ok',
+                'session.id': `conv-${b}-${Math.floor(i / 50)}`,
+              },
+            },
+            ROOT_CONTEXT,
+          )
+          .end();
+        continue;
+      }
       const span = tracer.startSpan(
         `execute_tool tool_${run % 7}`,
         {

@@ -1,9 +1,11 @@
 // The JSON API under /api: its routes, and the shapes of its queries and rows (which the UI
 // imports, type only).
 
+export { detectionRoutes } from './detection.js';
 export { parseDuration } from './params.js';
 export { apiRoutes } from './routes.js';
 export type {
+  DetectionInfo,
   Hotspot,
   LoopAction,
   LoopSpend,

@@ -186,3 +186,11 @@ export interface LoopSpend {
   /** Whether a price table is loaded (`--prices`). */
   priced: boolean;
 }
+
+/** What `GET /api/detection` answers: the dashboard's own loop detection. */
+export interface DetectionInfo {
+  /** Whether the dashboard decides tool calls of agents without loopguard. */
+  enabled: boolean;
+  /** Services sending tool calls without arguments (no signature), with how to capture them. */
+  uncaptured: { service: string; source: string; calls: number; hint: string }[];
+}

@@ -2,6 +2,23 @@
 // and the export responses. The store, the server and the CLI (`@loopguard/dashboard/otlp`)
 // import it through this face only.
 
+export type {
+  EngineCall,
+  ForeignToolCall,
+  SpanToolCall,
+  ToolCallConvention,
+  ToolCallSource,
+} from './genai/index.js';
+export {
+  conventionFor,
+  DETECTED_BY,
+  DETECTED_BY_DASHBOARD,
+  DETECTED_SOURCE,
+  engineCallOf,
+  hasLoopguardDecision,
+  mapToolCall,
+  TOOL_CALL_CONVENTIONS,
+} from './genai/index.js';
 export type { JsonReadOptions } from './json.js';
 export { decodeJsonRequest } from './json.js';
 export type { DecodedSpans, RejectReason } from './model.js';

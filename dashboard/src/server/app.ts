@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { apiRoutes } from '../api/index.js';
+import { apiRoutes, detectionRoutes } from '../api/index.js';
 import { quietRepeats } from './error-log.js';
 import { HttpError, methodNotAllowed } from './errors.js';
 import { hostGuard, originGuard } from './host-guard.js';
@@ -45,6 +45,7 @@ export function createApp(options: AppOptions): Hono {
       health,
     }),
   );
+  app.route('/api', detectionRoutes(store));
   app.route('/api', apiRoutes(store, options.prices));
   const exposition = new MetricsExposition({ maxSeriesPerFamily: options.maxMetricSeries });
   app.get('/metrics', async (c) =>

@@ -4,7 +4,7 @@ import type { DashboardOptions } from './types.js';
 
 /**
  * Parses `loopguard dashboard` flags: --port --host --allowed-host (repeatable, or
- * comma-separated) --db --retention --token --store --max-body-bytes --prices.
+ * comma-separated) --db --retention --token --store --max-body-bytes --prices --config --no-detect.
  */
 export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
   const out: DashboardOptions = {};
@@ -57,6 +57,12 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
         break;
       case '--prices':
         out.prices = value();
+        break;
+      case '--config':
+        out.config = value();
+        break;
+      case '--no-detect':
+        out.detect = false;
         break;
       default:
         throw new Error(`unknown dashboard option "${arg}"`);

@@ -24,13 +24,18 @@ export const OTHER = 'other';
 
 type Sample = [Record<string, string>, number];
 
-/** `pairs`, with `shadow="true"` for a series of shadow-mode calls (enforced ones have no such label). */
-function shadowLabel(
+/**
+ * The labels of a series: `shadow="true"` for shadow-mode calls (enforced ones have no such
+ * label), `detected_by` when the dashboard decided its calls.
+ */
+function seriesLabels(
   pairs: Record<string, string>,
-  shadow: true | undefined,
+  x: { shadow?: true; detectedBy?: string },
 ): Record<string, string> {
-  if (shadow) pairs.shadow = 'true';
-  return pairs;
+  const out = { ...pairs };
+  if (x.shadow) out.shadow = 'true';
+  if (x.detectedBy) out.detected_by = x.detectedBy;
+  return out;
 }
 
 /**
@@ -103,7 +108,7 @@ export class MetricsExposition {
       'loopguard_tool_calls_total',
       'Tool calls stored by the dashboard, by service, tool and strongest loopguard action.',
       c.toolCalls.map((x) => [
-        shadowLabel({ service: x.service, tool: x.tool, action: x.action }, x.shadow),
+        seriesLabels({ service: x.service, tool: x.tool, action: x.action }, x),
         x.value,
       ]),
     );
@@ -111,7 +116,7 @@ export class MetricsExposition {
       'loopguard_decisions_total',
       'Loopguard findings (nudge, warn, block, halt) by service, tool, axis and action.',
       c.decisions.map((x) => [
-        shadowLabel({ service: x.service, tool: x.tool, axis: x.axis, action: x.action }, x.shadow),
+        seriesLabels({ service: x.service, tool: x.tool, axis: x.axis, action: x.action }, x),
         x.value,
       ]),
     );
@@ -131,6 +136,24 @@ export class MetricsExposition {
       'Spans of accepted requests refused by the OTLP receiver (ids), by reason.',
       [...rejected].map(([reason, value]) => [{ reason }, value]),
     );
+    const d = c.detection;
+    if (d) {
+      family(
+        'loopguard_detection_early_settled_scopes_total',
+        'Scopes the dashboard decided before they were quiet, because its pending calls reached their bound.',
+        [[{}, d.earlySettledScopes]],
+      );
+      family(
+        'loopguard_detection_late_calls_total',
+        'Tool calls of agents without loopguard that arrived after later calls of their scope were decided.',
+        [[{}, d.lateCalls]],
+      );
+      out.push(
+        '# HELP loopguard_detection_pending_calls Tool calls held until their scope settles.',
+        '# TYPE loopguard_detection_pending_calls gauge',
+        `loopguard_detection_pending_calls ${d.pendingCalls}`,
+      );
+    }
     return `${out.join('\n')}\n`;
   }
 }

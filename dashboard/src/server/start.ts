@@ -1,4 +1,5 @@
 import { type ServerType, serve } from '@hono/node-server';
+import { detectingStore } from '../detect/index.js';
 import {
   createClickHouseStore,
   DEFAULT_DB_PATH,
@@ -106,7 +107,23 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   const retentionMs =
     options.retention === undefined ? undefined : parseRetention(options.retention, 'retention');
   const prices = options.prices === undefined ? undefined : loadPrices(options.prices);
-  const { store, owned } = await openStore(options);
+  const { store: opened, owned } = await openStore(options);
+  const detecting =
+    options.detect === false
+      ? undefined
+      : detectingStore(opened, {
+          ...options.detect,
+          engine: {
+            ...options.detect?.engine,
+            ...(options.config !== undefined ? { configFile: options.config } : {}),
+          },
+          onError: options.detect?.onError ?? ((e) => console.error('detection:', e)),
+        });
+  const store: Store = detecting ?? opened;
+  const closeStore = async () => {
+    await detecting?.stop();
+    if (owned) await opened.close();
+  };
   const host = options.host ?? '127.0.0.1';
   const appOptions: AppOptions = {
     store,
@@ -127,7 +144,7 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
     app = createApp(appOptions);
   } catch (error) {
     // an allowed host that is no host name
-    if (owned) await store.close();
+    await closeStore();
     throw error;
   }
   let server: ServerType;
@@ -140,7 +157,7 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
     server.setTimeout(SOCKET_IDLE_MS);
     server.once('error', reject);
   }).catch(async (error: NodeJS.ErrnoException) => {
-    if (owned) await store.close();
+    await closeStore();
     throw listenError(error, host, wanted);
   });
   let timer: NodeJS.Timeout | undefined;
@@ -164,13 +181,13 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   return {
     url: `http://${urlHost}:${port}`,
     port,
-    store,
+    store: opened,
     warnings,
     close() {
       closing ??= (async () => {
         if (timer) clearInterval(timer);
         await drain(server);
-        if (owned) await store.close();
+        await closeStore();
       })();
       return closing;
     },

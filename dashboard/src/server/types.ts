@@ -1,4 +1,5 @@
 import type { ModelPrice } from '../api/types.js';
+import type { DetectingStoreOptions } from '../detect/index.js';
 import type { Store } from '../store/index.js';
 
 /** Options of the dashboard's Hono app. */
@@ -76,6 +77,13 @@ export interface DashboardOptions {
   maxBodyBytes?: number;
   /** Price table file (JSON or YAML, model -> { input, output, cached_input } USD per million tokens). */
   prices?: string;
+  /**
+   * Loop detection over tool-call spans of agents without loopguard (`false`: off). Default on,
+   * with the engine's config file discovered as the agents' is, or `config`.
+   */
+  detect?: false | DetectingStoreOptions;
+  /** The engine's config file for detection (`--config`). */
+  config?: string;
 }
 
 /** A running dashboard. */

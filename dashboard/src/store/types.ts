@@ -18,8 +18,18 @@ import type { SpanRecord } from '../otlp/span.js';
 
 /** Monotonic counters behind `/metrics` (contract section 4); they survive restarts and retention. */
 export interface CounterSnapshot {
-  /** `shadow`: calls recorded in shadow mode (`loopguard.shadow`), counted apart. */
-  toolCalls: { service: string; tool: string; action: string; shadow?: true; value: number }[];
+  /**
+   * `shadow`: calls recorded in shadow mode (`loopguard.shadow`), counted apart; `detectedBy` is
+   * set on the calls and findings the dashboard decided (`dashboard`).
+   */
+  toolCalls: {
+    service: string;
+    tool: string;
+    action: string;
+    shadow?: true;
+    value: number;
+    detectedBy?: string;
+  }[];
   decisions: {
     service: string;
     tool: string;
@@ -27,11 +37,21 @@ export interface CounterSnapshot {
     action: string;
     shadow?: true;
     value: number;
+    detectedBy?: string;
   }[];
   /** Scopes with an enforced block or halt (shadow decisions stop nothing). */
   haltedSessions: { service: string; value: number }[];
   ingestedSpans: number;
   rejectedSpans: { reason: string; value: number }[];
+  /** The dashboard's loop detection, when it runs (counted since the process started). */
+  detection?: {
+    pendingScopes: number;
+    pendingCalls: number;
+    earlySettledScopes: number;
+    decidedCalls: number;
+    uncapturedCalls: number;
+    lateCalls: number;
+  };
 }
 
 /** Options of `Store.spend`. */

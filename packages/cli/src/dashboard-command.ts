@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { assertConfigFile } from './config-option.js';
 
 const EXAMPLE_AGENT = fileURLToPath(
   new URL('../../../examples/looping-agent/dist/main.js', import.meta.url),
@@ -23,6 +24,7 @@ function untilSignal(): Promise<NodeJS.Signals> {
 export async function runDashboard(argv: string[]): Promise<number> {
   const { parseDashboardArgs, startDashboard } = await import('@loopguard/dashboard');
   const options = parseDashboardArgs(argv);
+  if (options.config !== undefined) assertConfigFile(options.config, 'served');
   const dashboard = await startDashboard(options);
   for (const w of dashboard.warnings) process.stderr.write(`loopguard dashboard: warning: ${w}\n`);
   process.stdout.write(

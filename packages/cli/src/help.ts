@@ -7,7 +7,8 @@ const USAGE = {
   config: `  loopguard config check [FILE]`,
   dashboard: `  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
                       [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
-                      [--store clickhouse://...] [--prices FILE]`,
+                      [--store clickhouse://...] [--prices FILE] [--config F]
+                      [--no-detect]`,
   demo: `  loopguard demo [--port 4318] [--host 127.0.0.1] [--db .loopguard/demo.duckdb]
                  [--interval-ms 1500]`,
 };
@@ -129,6 +130,10 @@ Options:
                         20971520, 20 MiB; 413 beyond)
   --prices FILE         price table (JSON or YAML: model -> { input, output,
                         cached_input } USD per million tokens) for "spent in loops"
+  --config F            engine config file for the loops the dashboard detects itself in
+                        tool spans of agents without loopguard (AI SDK, OpenInference,
+                        OpenLLMetry, GenAI conventions); default: discovered as the agents'
+  --no-detect           store such spans as they are, undecided
   -h, --help            this help
 `,
   demo: `Usage:

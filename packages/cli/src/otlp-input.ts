@@ -1,4 +1,10 @@
-import { decodeJsonRequest, OtlpFormatError, type SpanRecord } from '@loopguard/dashboard/otlp';
+import {
+  decodeJsonRequest,
+  engineCallOf,
+  mapToolCall,
+  OtlpFormatError,
+  type SpanRecord,
+} from '@loopguard/dashboard/otlp';
 import type { OtlpParseResult, ReplayCall, ReplayLine } from './types.js';
 
 /** Raised when the input is not an OTLP JSON trace export; names the line when it is JSON lines. */
@@ -33,15 +39,18 @@ export function parseOtlpTrace(json: unknown): OtlpParseResult {
     typeof json === 'string' ? parseText(json, errors) : [{ spans: spansOf(json, 'input') }];
   const tools: { span: SpanRecord; line?: number }[] = [];
   for (const { spans, line } of requests) {
-    for (const span of spans) if (isToolSpan(span)) tools.push({ span, line });
+    for (const span of spans) if (isToolSpan(span) || isForeign(span)) tools.push({ span, line });
   }
   // Arguments captured on some spans: capture was on, and a span without them had none.
-  const captured = tools.some(({ span }) => attr(span, ARGUMENTS) !== undefined);
+  const captured = tools.some(
+    ({ span }) => mapToolCall(span).kind === 'loopguard' && attr(span, ARGUMENTS) !== undefined,
+  );
   const collected: Collected[] = [];
   let skipped = 0;
   let cutShort = 0;
   for (const { span, line: at } of tools) {
-    const line = toReplayLine(span, captured);
+    const line =
+      isToolSpan(span) && !isForeign(span) ? toReplayLine(span, captured) : foreignLine(span);
     if (line === 'uncaptured') skipped += 1;
     if (line === 'cut short') cutShort += 1;
     if (typeof line === 'string') continue;
@@ -119,6 +128,27 @@ function spansOf(value: unknown, where: string): SpanRecord[] {
 /** An attribute of the span (values are text, as the dashboard stores them). */
 function attr(span: SpanRecord, key: string): string | undefined {
   return Object.hasOwn(span.attributes, key) ? span.attributes[key] : undefined;
+}
+
+/** A tool call of an agent without loopguard (the dashboard decides it as well). */
+function isForeign(span: SpanRecord): boolean {
+  return mapToolCall(span).kind === 'foreign';
+}
+
+/**
+ * The replay line of another instrumentation's tool span, as the dashboard's detection gives it
+ * to the engine (the same mapper), or 'uncaptured' when the span holds no arguments.
+ */
+function foreignLine(span: SpanRecord): ReplayLine | 'uncaptured' {
+  const mapped = mapToolCall(span);
+  if (mapped.kind !== 'foreign') return 'uncaptured';
+  const input = engineCallOf(mapped.call);
+  if (input === undefined) return 'uncaptured';
+  // the engine hashes a JSON text as its value: parsed, the line shows the same arguments
+  const args = parseMaybeJson(input.args);
+  const line: ReplayCall = { scope: input.scope, tool: input.tool, args, ok: input.ok };
+  if (input.result !== undefined) line.result = input.result;
+  return line;
 }
 
 function isToolSpan(span: SpanRecord): boolean {

@@ -42,13 +42,17 @@ export function counterSnapshot(
     ].map(String) as [string, string, string, string, string];
     const value = toNumber(r[valueKey]);
     if (r.Metric === 'ingested_spans') snap.ingestedSpans += value;
-    else if (r.Metric === 'tool_calls') snap.toolCalls.push({ service, tool, action, value });
-    else if (r.Metric === 'decisions') snap.decisions.push({ service, tool, axis, action, value });
-    else if (r.Metric === SHADOW_TOOL_CALLS)
-      snap.toolCalls.push({ service, tool, action, shadow: true, value });
-    else if (r.Metric === SHADOW_DECISIONS)
-      snap.decisions.push({ service, tool, axis, action, shadow: true, value });
-    else if (r.Metric === 'rejected_spans') snap.rejectedSpans.push({ reason, value });
+    else if (r.Metric === 'tool_calls' || r.Metric === SHADOW_TOOL_CALLS) {
+      const row: CounterSnapshot['toolCalls'][number] = { service, tool, action, value };
+      if (r.Metric === SHADOW_TOOL_CALLS) row.shadow = true;
+      if (reason) row.detectedBy = reason;
+      snap.toolCalls.push(row);
+    } else if (r.Metric === 'decisions' || r.Metric === SHADOW_DECISIONS) {
+      const row: CounterSnapshot['decisions'][number] = { service, tool, axis, action, value };
+      if (r.Metric === SHADOW_DECISIONS) row.shadow = true;
+      if (reason) row.detectedBy = reason;
+      snap.decisions.push(row);
+    } else if (r.Metric === 'rejected_spans') snap.rejectedSpans.push({ reason, value });
   }
   return snap;
 }

@@ -44,6 +44,14 @@ export function SpanDetails(props: {
         <h2>
           Call #{fmtInt(index + 1)}{' '}
           <ActionBadge action={call.action} label={actionLabel(call.action, call.shadow)} />
+          {call.attributes['loopguard.detected_by'] === 'dashboard' && (
+            <span
+              class="badge badge-detected"
+              title="decided by the dashboard from this span; the agent runs without loopguard and was not told"
+            >
+              detected by dashboard (advisory)
+            </span>
+          )}
         </h2>
         <span class="stepper">
           <button type="button" disabled={props.first} onClick={() => onStep(-1)}>

@@ -1,6 +1,7 @@
 import type { Hotspot, LoopSpend, Page, Series, Summary } from '../../api/types.js';
 import { CallName } from '../components/CallName.js';
 import { DecisionsChart } from '../components/DecisionsChart.js';
+import { DetectionNotice } from '../components/DetectionNotice.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { SpendText, spendTokens } from '../components/SpendText.js';
@@ -34,6 +35,7 @@ export function Overview() {
           {spent && <SpentInLoops spend={spent} />}
           {series.state.value.data && <DecisionsChart series={series.state.value.data} />}
           <TopHotspots rows={top.state.value.data?.rows ?? []} />
+          <DetectionNotice />
         </>
       )}
     </div>

@@ -1,3 +1,4 @@
+import { DETECTED_BY } from '../../../otlp/genai/index.js';
 import type { SpanRecord } from '../../../otlp/span.js';
 import { actionRank, clampDurationNs } from '../../common/index.js';
 import { HOUR_MS } from '../schema.js';
@@ -11,6 +12,8 @@ export interface ToolCallDelta {
   /** Calls recorded in shadow mode (`loopguard.shadow`): counted apart. */
   shadow: boolean;
   value: number;
+  /** Set on calls the dashboard decided (`loopguard.detected_by`). */
+  detectedBy?: string;
 }
 
 /** A decisions counter increment: findings of one axis and action for one tool and service. */
@@ -22,6 +25,8 @@ export interface DecisionDelta {
   /** Findings recorded in shadow mode (`loopguard.shadow`): counted apart. */
   shadow: boolean;
   value: number;
+  /** Set on findings the dashboard made (`loopguard.detected_by`). */
+  detectedBy?: string;
 }
 
 /** Counter increments of one batch of spans (contract section 4), each key once, summed. */
@@ -99,7 +104,7 @@ class Grouping {
     };
   }
 
-  call(service: string, f: SpanFields): void {
+  call(service: string, f: SpanFields, by: string | undefined): void {
     let tools = this.calls.get(service);
     if (tools === undefined) {
       tools = new Map();
@@ -110,17 +115,31 @@ class Grouping {
       byRank = [];
       tools.set(f.tool, byRank);
     }
-    const slot = f.shadow ? f.actionRank + 5 : f.actionRank;
-    const row = byRank[slot];
+    const at = f.actionRank + (f.shadow ? 5 : 0) + (by === undefined ? 0 : 10);
+    const row = byRank[at];
     if (row !== undefined) row.value++;
     else {
-      const added = { service, tool: f.tool, action: f.action, shadow: f.shadow, value: 1 };
-      byRank[slot] = added;
+      const added: ToolCallDelta = {
+        service,
+        tool: f.tool,
+        action: f.action,
+        shadow: f.shadow,
+        value: 1,
+      };
+      if (by !== undefined) added.detectedBy = by;
+      byRank[at] = added;
       this.deltas.toolCalls.push(added);
     }
   }
 
-  decision(service: string, tool: string, axis: string, action: string, shadow: boolean): void {
+  decision(
+    service: string,
+    tool: string,
+    axis: string,
+    action: string,
+    shadow: boolean,
+    by: string | undefined,
+  ): void {
     let tools = this.findings.get(service);
     if (tools === undefined) {
       tools = new Map();
@@ -132,12 +151,18 @@ class Grouping {
       tools.set(tool, rows);
     }
     for (const row of rows) {
-      if (row.axis === axis && row.action === action && row.shadow === shadow) {
+      if (
+        row.axis === axis &&
+        row.action === action &&
+        row.shadow === shadow &&
+        row.detectedBy === by
+      ) {
         row.value++;
         return;
       }
     }
-    const added = { service, tool, axis, action, shadow, value: 1 };
+    const added: DecisionDelta = { service, tool, axis, action, shadow, value: 1 };
+    if (by !== undefined) added.detectedBy = by;
     rows.push(added);
     this.deltas.decisions.push(added);
   }
@@ -146,7 +171,7 @@ class Grouping {
    * The findings of a call: one per loopguard.* event, else the span-level action and axis.
    * Returns the findings per action rank (index 1-4: nudge, warn, block, halt).
    */
-  findingsOf(span: SpanRecord, f: SpanFields): number[] {
+  findingsOf(span: SpanRecord, f: SpanFields, by: string | undefined): number[] {
     const byRank = [0, 0, 0, 0, 0];
     let found = false;
     for (const event of span.events) {
@@ -157,11 +182,11 @@ class Grouping {
       found = true;
       byRank[rank] = (byRank[rank] ?? 0) + 1;
       const axis = event.attributes['loopguard.axis'] ?? f.axis;
-      this.decision(span.serviceName, f.tool, axis, action, f.shadow);
+      this.decision(span.serviceName, f.tool, axis, action, f.shadow, by);
     }
     if (!found && f.actionRank > 0 && f.action !== '') {
       byRank[f.actionRank] = (byRank[f.actionRank] ?? 0) + 1;
-      this.decision(span.serviceName, f.tool, f.axis, f.action, f.shadow);
+      this.decision(span.serviceName, f.tool, f.axis, f.action, f.shadow, by);
     }
     return byRank;
   }
@@ -214,8 +239,9 @@ export function computeDeltas(spans: readonly SpanRecord[]): {
     fields.push(f);
     if (!f.isCall) continue;
     const service = span.serviceName;
-    g.call(service, f);
-    const findings = g.findingsOf(span, f);
+    const by = span.attributes[DETECTED_BY];
+    g.call(service, f, by);
+    const findings = g.findingsOf(span, f, by);
     if (f.signature !== '') addRollup(g, span, f);
     if (f.scope !== '') addSessionRollup(g, span, f, findings);
     if (f.actionRank >= 3 && f.scope !== '' && !f.shadow) {

@@ -46,11 +46,14 @@ function counterRows(d: CounterDeltas, rejected: ReadonlyMap<string, number>): C
   const row = (m: string, s: string, t: string, ax: string, ac: string, r: string, v: number) =>
     rows.push({ m, s, t, ax, ac, r, v: Math.trunc(v) });
   row('ingested_spans', '', '', '', '', '', d.ingested);
-  for (const c of d.toolCalls)
-    row(c.shadow ? SHADOW_TOOL_CALLS : 'tool_calls', c.service, c.tool, '', c.action, '', c.value);
+  // the Reason column of a call or finding says who decided it: '' the agent, else the dashboard
+  for (const c of d.toolCalls) {
+    const metric = c.shadow ? SHADOW_TOOL_CALLS : 'tool_calls';
+    row(metric, c.service, c.tool, '', c.action, c.detectedBy ?? '', c.value);
+  }
   for (const c of d.decisions) {
     const metric = c.shadow ? SHADOW_DECISIONS : 'decisions';
-    row(metric, c.service, c.tool, c.axis, c.action, '', c.value);
+    row(metric, c.service, c.tool, c.axis, c.action, c.detectedBy ?? '', c.value);
   }
   for (const [reason, n] of rejected) if (n > 0) row('rejected_spans', '', '', '', '', reason, n);
   return rows;

@@ -1,0 +1,310 @@
+import { createEngine, type Decision, type Engine, type EngineOptions } from '@loopguard/engine';
+import {
+  conventionFor,
+  DETECTED_BY,
+  DETECTED_BY_DASHBOARD,
+  DETECTED_SOURCE,
+  engineCallOf,
+  type ForeignToolCall,
+  mapToolCall,
+  type ToolCallSource,
+} from '../otlp/index.js';
+import type { SpanRecord } from '../otlp/span.js';
+
+/** Options of the dashboard's loop detection over other instrumentations' tool-call spans. */
+export interface DetectorOptions {
+  /** The engine's options (the same config file as the agents': `loopguard dashboard --config`). */
+  engine?: EngineOptions;
+  /** A scope with no new call for this long is settled. Default 2 000 ms. */
+  quietMs?: number;
+  /** A scope is settled at the latest this long after its first pending call. Default 30 000 ms. */
+  maxWaitMs?: number;
+  /** Most calls held across all pending scopes; past it the oldest scope is settled early. Default 100 000. */
+  maxPendingCalls?: number;
+  /** Settled scopes whose calls are remembered, to place a late call among them. Default 4 096. */
+  maxSettledScopes?: number;
+  /** Clock in milliseconds; defaults to `Date.now`. */
+  now?: () => number;
+}
+
+/** Counters of the detection, for `/metrics`. */
+export interface DetectorStats {
+  /** Scopes waiting to be settled, and the calls they hold. */
+  pendingScopes: number;
+  pendingCalls: number;
+  /** Scopes settled before they were quiet because `maxPendingCalls` was reached. */
+  earlySettledScopes: number;
+  /** Calls decided by the dashboard (with arguments), and calls counted without arguments. */
+  decidedCalls: number;
+  uncapturedCalls: number;
+  /** Calls that arrived after their scope had been settled past their start. */
+  lateCalls: number;
+}
+
+/** A service whose tool calls of one convention carry no arguments, so none gets a signature. */
+export interface UncapturedService {
+  service: string;
+  source: ToolCallSource;
+  /** Such calls since the dashboard started. */
+  calls: number;
+  /** How to turn capture of arguments on for that convention. */
+  hint: string;
+}
+
+interface Held {
+  call: ForeignToolCall;
+  span: SpanRecord;
+  /** Arrival order, to keep equal start times in the order received. */
+  seq: number;
+}
+
+interface Pending {
+  key: string;
+  calls: Held[];
+  firstMs: number;
+  lastMs: number;
+  /** Traces the calls belong to, and those whose root span has arrived. */
+  traces: Set<string>;
+  ended: Set<string>;
+}
+
+/**
+ * Holds tool-call spans of agents that run without loopguard until their scope (conversation or
+ * session, else trace) is settled, then decides them in start order with the engine and gives
+ * them back carrying loopguard's attributes, marked `loopguard.detected_by=dashboard`.
+ */
+export class Detector {
+  private readonly pending = new Map<string, Pending>();
+  private readonly byTrace = new Map<string, Set<string>>();
+  private readonly settled = new Map<string, Held[]>();
+  private readonly engine: Engine;
+  private readonly quietMs: number;
+  private readonly maxWaitMs: number;
+  private readonly maxPending: number;
+  private readonly maxSettled: number;
+  private readonly now: () => number;
+  private held = 0;
+  /** service → source → calls sent without arguments (at most 256 services). */
+  private readonly bare = new Map<string, Map<ToolCallSource, number>>();
+  private seq = 0;
+  private readonly counts = { early: 0, decided: 0, uncaptured: 0, late: 0 };
+
+  constructor(options: DetectorOptions = {}) {
+    this.engine = createEngine(options.engine ?? {});
+    this.quietMs = options.quietMs ?? 2_000;
+    this.maxWaitMs = options.maxWaitMs ?? 30_000;
+    this.maxPending = options.maxPendingCalls ?? 100_000;
+    this.maxSettled = options.maxSettledScopes ?? 4_096;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Takes a decoded batch: returns the spans to store now (all but the foreign tool calls, which
+   * are held) plus the calls of scopes settled early to keep within `maxPendingCalls`.
+   */
+  take(spans: SpanRecord[]): SpanRecord[] {
+    const now = this.now();
+    let out: SpanRecord[] | undefined;
+    const roots: string[] = [];
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]!;
+      if (span.parentSpanId === '') roots.push(span.traceId);
+      const mapped = mapToolCall(span);
+      if (mapped.kind !== 'foreign') {
+        out?.push(span);
+        continue;
+      }
+      out ??= spans.slice(0, i);
+      this.hold({ call: mapped.call, span, seq: this.seq++ }, now);
+    }
+    for (const traceId of roots) this.traceEnded(traceId);
+    const kept = out ?? spans;
+    if (this.held <= this.maxPending) return kept;
+    const early: SpanRecord[] = [];
+    for (const p of this.pending.values()) {
+      if (this.held <= this.maxPending) break;
+      this.counts.early++;
+      early.push(...this.settle(p));
+    }
+    return early.length ? [...kept, ...early] : kept;
+  }
+
+  /** The spans of every scope settled by now (quiet, its runs ended, or waited long enough). */
+  due(): SpanRecord[] {
+    const now = this.now();
+    const out: SpanRecord[] = [];
+    for (const p of [...this.pending.values()]) {
+      const quiet = now - p.lastMs >= this.quietMs;
+      const waited = now - p.firstMs >= this.maxWaitMs;
+      const runsEnded = p.ended.size === p.traces.size;
+      if (quiet || waited || runsEnded) out.push(...this.settle(p));
+    }
+    return out;
+  }
+
+  /** Settles every pending scope now (at shutdown). */
+  flush(): SpanRecord[] {
+    const out: SpanRecord[] = [];
+    for (const p of [...this.pending.values()]) out.push(...this.settle(p));
+    return out;
+  }
+
+  /** The detection's counters. */
+  stats(): DetectorStats {
+    return {
+      pendingScopes: this.pending.size,
+      pendingCalls: this.held,
+      earlySettledScopes: this.counts.early,
+      decidedCalls: this.counts.decided,
+      uncapturedCalls: this.counts.uncaptured,
+      lateCalls: this.counts.late,
+    };
+  }
+
+  /** Services whose tool calls came without arguments, by convention, with how to capture them. */
+  uncapturedServices(): UncapturedService[] {
+    const out: UncapturedService[] = [];
+    for (const [service, sources] of this.bare) {
+      for (const [source, calls] of sources) {
+        out.push({ service, source, calls, hint: conventionFor(source).captureHint });
+      }
+    }
+    return out.sort((a, b) => b.calls - a.calls || (a.service < b.service ? -1 : 1));
+  }
+
+  private noteBare(call: ForeignToolCall): void {
+    let sources = this.bare.get(call.serviceName);
+    if (!sources) {
+      if (this.bare.size >= 256) return;
+      sources = new Map();
+      this.bare.set(call.serviceName, sources);
+    }
+    sources.set(call.source, (sources.get(call.source) ?? 0) + 1);
+  }
+
+  private keyOf(call: ForeignToolCall): string {
+    return `${call.serviceName.length}:${call.serviceName}${call.scope}`;
+  }
+
+  private hold(h: Held, now: number): void {
+    const key = this.keyOf(h.call);
+    let p = this.pending.get(key);
+    if (!p) {
+      p = { key, calls: [], firstMs: now, lastMs: now, traces: new Set(), ended: new Set() };
+      this.pending.set(key, p);
+    }
+    p.calls.push(h);
+    p.lastMs = now;
+    if (!p.traces.has(h.call.traceId)) {
+      p.traces.add(h.call.traceId);
+      let keys = this.byTrace.get(h.call.traceId);
+      if (!keys) {
+        keys = new Set();
+        this.byTrace.set(h.call.traceId, keys);
+      }
+      keys.add(key);
+    }
+    this.held++;
+  }
+
+  private traceEnded(traceId: string): void {
+    const keys = this.byTrace.get(traceId);
+    if (!keys) return;
+    for (const key of keys) this.pending.get(key)?.ended.add(traceId);
+  }
+
+  /**
+   * Decides a scope's calls: the calls of earlier settlements and the new ones in start order
+   * through a fresh engine scope; only the new ones are given back, with their decisions.
+   */
+  private settle(p: Pending): SpanRecord[] {
+    this.pending.delete(p.key);
+    this.held -= p.calls.length;
+    for (const traceId of p.traces) {
+      const keys = this.byTrace.get(traceId);
+      keys?.delete(p.key);
+      if (keys?.size === 0) this.byTrace.delete(traceId);
+    }
+    const before = this.settled.get(p.key) ?? [];
+    const last = before[before.length - 1];
+    const fresh = new Set(p.calls);
+    const all = [...before, ...p.calls].sort(byStart);
+    if (last) {
+      for (const h of p.calls) if (byStart(h, last) < 0) this.counts.late++;
+    }
+    const out: SpanRecord[] = [];
+    this.engine.resetScope(p.key);
+    for (const h of all) {
+      const span = decide(this.engine, p.key, h);
+      if (!fresh.has(h)) continue;
+      if (span.attributes['loopguard.signature'] === undefined) {
+        this.counts.uncaptured++;
+        this.noteBare(h.call);
+      } else this.counts.decided++;
+      out.push(span);
+    }
+    this.engine.resetScope(p.key);
+    this.settled.delete(p.key);
+    this.settled.set(p.key, all);
+    while (this.settled.size > this.maxSettled) {
+      this.settled.delete(this.settled.keys().next().value!);
+    }
+    return out;
+  }
+}
+
+function byStart(a: Held, b: Held): number {
+  const d = a.call.startTimeUnixNano - b.call.startTimeUnixNano;
+  return d < 0n ? -1 : d > 0n ? 1 : a.seq - b.seq;
+}
+
+/**
+ * The span of one call with the attributes loopguard's instrumentation would have given it, the
+ * original ones kept, and `loopguard.detected_by=dashboard` (advisory: the agent was not told).
+ */
+function decide(engine: Engine, scope: string, h: Held): SpanRecord {
+  const { call, span } = h;
+  const attributes: Record<string, string> = { ...span.attributes };
+  attributes[DETECTED_BY] = DETECTED_BY_DASHBOARD;
+  attributes[DETECTED_SOURCE] = call.source;
+  attributes['gen_ai.operation.name'] ??= 'execute_tool';
+  attributes['gen_ai.tool.name'] = call.tool;
+  if (call.scopeKind === 'session') attributes['gen_ai.conversation.id'] ??= call.scope;
+  if (call.error !== undefined) attributes['error.type'] ??= call.error;
+  const input = engineCallOf(call);
+  if (input === undefined) {
+    // counted as a call of its tool; without arguments no signature is invented
+    attributes['loopguard.scope'] = call.scope;
+    return { ...span, attributes };
+  }
+  if (call.args !== undefined) attributes['gen_ai.tool.call.arguments'] ??= call.args;
+  const at = { ...input, scope };
+  const before = engine.beforeCall(at);
+  const decision: Decision = before.action === 'block' ? before : engine.afterCall(at);
+  attributes['loopguard.signature'] = decision.signature;
+  attributes['loopguard.args_hash'] = decision.argsHash;
+  attributes['loopguard.scope'] = call.scope;
+  attributes['loopguard.streak'] = String(decision.streak);
+  attributes['loopguard.count'] = String(decision.count);
+  attributes['loopguard.action'] = decision.action;
+  if (decision.action !== 'allow') attributes['loopguard.axis'] = decision.axis;
+  if (decision.level !== undefined) attributes['loopguard.nudge.level'] = String(decision.level);
+  // the call ran whatever the decision: the dashboard only watches
+  attributes['loopguard.outcome'] = input.ok ? 'ok' : 'error';
+  const events = [...span.events];
+  const end = span.startTimeUnixNano + span.durationNs;
+  for (const f of decision.findings) {
+    events.push({
+      timeUnixNano: end,
+      name: `loopguard.${f.action}`,
+      attributes: {
+        'loopguard.axis': f.axis,
+        'loopguard.threshold': String(f.threshold),
+        'loopguard.count': String(f.count),
+        'loopguard.message': f.message,
+        [DETECTED_BY]: DETECTED_BY_DASHBOARD,
+      },
+    });
+  }
+  return { ...span, attributes, events };
+}

@@ -1,0 +1,6 @@
+// Loop detection in the dashboard for tool-call spans of agents that run without loopguard.
+
+export type { DetectorOptions, DetectorStats, UncapturedService } from './detector.js';
+export { Detector } from './detector.js';
+export type { DetectingStore, DetectingStoreOptions } from './store.js';
+export { detectingStore } from './store.js';

@@ -1,0 +1,84 @@
+import type { CounterSnapshot, Store } from '../store/index.js';
+import { Detector, type DetectorOptions } from './detector.js';
+
+/** Options of `detectingStore`. */
+export interface DetectingStoreOptions extends DetectorOptions {
+  /** How often settled scopes are decided and stored. Default 250 ms. */
+  tickMs?: number;
+  /** Reports a failed insert of decided calls (they are kept and retried on the next tick). */
+  onError?: (error: unknown) => void;
+}
+
+/** A store that decides the tool calls of agents without loopguard before storing them. */
+export interface DetectingStore extends Store {
+  /** The detection's counters. */
+  readonly detector: Detector;
+  /** Decides and stores every settled scope now; resolves once they are stored. */
+  settle(): Promise<void>;
+  /** Stops the timer and stores every pending scope decided now; the wrapped store stays open. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Wraps a store with the dashboard's loop detection: spans of other instrumentations' tool calls
+ * are held until their scope settles, then stored with the engine's decisions (Detector). The
+ * rest goes to the store at once. `close` decides what is still pending first.
+ */
+export function detectingStore(store: Store, options: DetectingStoreOptions = {}): DetectingStore {
+  const detector = new Detector(options);
+  let retry: ReturnType<Detector['due']> = [];
+  let running: Promise<void> | undefined;
+  const write = async (spans: ReturnType<Detector['due']>) => {
+    const batch = [...retry, ...spans];
+    retry = [];
+    if (batch.length === 0) return;
+    try {
+      await store.insert(batch);
+    } catch (error) {
+      retry = batch;
+      options.onError?.(error);
+    }
+  };
+  const settle = () => {
+    running ??= write(detector.due()).finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  const timer = setInterval(() => void settle(), options.tickMs ?? 250);
+  timer.unref();
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      clearInterval(timer);
+      await running;
+      await write(detector.flush());
+    })();
+    return stopping;
+  };
+  let closing: Promise<void> | undefined;
+  return {
+    detector,
+    settle,
+    stop,
+    insert: (spans, rejected) => store.insert(detector.take(spans), rejected),
+    summary: (filter) => store.summary(filter),
+    hotspots: (filter, page) => store.hotspots(filter, page),
+    sessions: (filter, page) => store.sessions(filter, page),
+    session: (scope, filter, page) => store.session(scope, filter, page),
+    series: (filter, bucketMs) => store.series(filter, bucketMs),
+    trace: (traceId) => store.trace(traceId),
+    facets: (filter) => store.facets(filter),
+    spend: (filter, options) => store.spend(filter, options),
+    deleteBefore: (cutoffMs) => store.deleteBefore(cutoffMs),
+    async counters(): Promise<CounterSnapshot> {
+      const snap = await store.counters();
+      snap.detection = detector.stats();
+      return snap;
+    },
+    close() {
+      closing ??= stop().then(() => store.close());
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { engineCallOf, mapToolCall, TOOL_CALL_CONVENTIONS } from '../src/otlp/index.js';
+import type { SpanRecord } from '../src/otlp/span.js';
+import { hexId, makeToolSpan } from './span-fixtures.js';
+
+function span(name: string, attributes: Record<string, string>, o: Partial<SpanRecord> = {}) {
+  const record: SpanRecord = {
+    traceId: hexId(16),
+    spanId: hexId(8),
+    parentSpanId: hexId(8),
+    traceState: '',
+    name,
+    kind: 'Internal',
+    serviceName: 'svc',
+    scopeName: 'x',
+    scopeVersion: '',
+    startTimeUnixNano: 1_700_000_000_000_000_000n,
+    durationNs: 1000n,
+    statusCode: 'Unset',
+    statusMessage: '',
+    attributes,
+    resourceAttributes: {},
+    events: [],
+    links: [],
+    ...o,
+  };
+  return record;
+}
+
+function foreign(s: SpanRecord) {
+  const r = mapToolCall(s);
+  if (r.kind !== 'foreign') throw new Error(`expected a foreign call, got ${r.kind}`);
+  return r.call;
+}
+
+describe('mapToolCall', () => {
+  it('reads an OpenTelemetry GenAI execute_tool span, scoped by its conversation id', () => {
+    const s = span('execute_tool get_weather', {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'get_weather',
+      'gen_ai.tool.call.arguments': '{"location":"Paris"}',
+      'gen_ai.tool.call.result': '{"temperature":21}',
+      'gen_ai.conversation.id': 'conv_5j66UpCpwteGg4YSxUnt7lPY',
+    });
+    expect(foreign(s)).toMatchObject({
+      source: 'gen_ai',
+      tool: 'get_weather',
+      args: '{"location":"Paris"}',
+      result: '{"temperature":21}',
+      scope: 'conv_5j66UpCpwteGg4YSxUnt7lPY',
+      scopeKind: 'session',
+    });
+    expect(foreign(s).error).toBeUndefined();
+  });
+
+  it('takes the tool name from the GenAI span name and error.type as the error', () => {
+    const s = span(
+      'execute_tool search',
+      { 'gen_ai.operation.name': 'execute_tool', 'error.type': 'TimeoutError' },
+      { statusCode: 'Error' },
+    );
+    const call = foreign(s);
+    expect(call).toMatchObject({ tool: 'search', error: 'TimeoutError', scopeKind: 'trace' });
+    expect(call.scope).toBe(s.traceId);
+    expect(call.args).toBeUndefined();
+  });
+
+  it('reads an AI SDK ai.toolCall span, scoped by its trace', () => {
+    const s = span(
+      'ai.toolCall',
+      {
+        'operation.name': 'ai.toolCall',
+        'ai.operationId': 'ai.toolCall',
+        'ai.toolCall.name': 'readFile',
+        'ai.toolCall.id': 'call-1',
+        'ai.toolCall.args': '{"path":"a.txt"}',
+      },
+      {
+        statusCode: 'Error',
+        events: [
+          { timeUnixNano: 1n, name: 'exception', attributes: { 'exception.type': 'ENOENT' } },
+        ],
+      },
+    );
+    expect(foreign(s)).toMatchObject({
+      source: 'ai_sdk',
+      tool: 'readFile',
+      args: '{"path":"a.txt"}',
+      error: 'ENOENT',
+      scope: s.traceId,
+    });
+  });
+
+  it('reads an OpenInference TOOL span, scoped by session.id', () => {
+    const s = span('lookup', {
+      'openinference.span.kind': 'TOOL',
+      'tool.name': 'lookup',
+      'input.value': '{"id":7}',
+      'output.value': 'not found',
+      'session.id': 'sess-1',
+    });
+    expect(foreign(s)).toMatchObject({
+      source: 'openinference',
+      tool: 'lookup',
+      args: '{"id":7}',
+      result: 'not found',
+      scope: 'sess-1',
+    });
+  });
+
+  it('reads an OpenLLMetry tool span, scoped by its association session id', () => {
+    const s = span('fetch.tool', {
+      'traceloop.span.kind': 'tool',
+      'traceloop.entity.name': 'fetch',
+      'traceloop.entity.input': '{"args":["https://x"],"kwargs":{}}',
+      'traceloop.entity.output': '"ok"',
+      'traceloop.association.properties.session_id': 's-9',
+    });
+    expect(foreign(s)).toMatchObject({
+      source: 'openllmetry',
+      tool: 'fetch',
+      args: '{"args":["https://x"],"kwargs":{}}',
+      result: '"ok"',
+      scope: 's-9',
+    });
+  });
+
+  it("takes spans with loopguard's own decision as they are", () => {
+    expect(mapToolCall(makeToolSpan({ tool: 'grep' })).kind).toBe('loopguard');
+    const decided = span('ai.toolCall', {
+      'ai.toolCall.name': 'x',
+      'loopguard.detected_by': 'dashboard',
+    });
+    expect(mapToolCall(decided).kind).toBe('loopguard');
+  });
+
+  it('leaves other spans alone: model calls, OpenInference chains, nameless tools', () => {
+    expect(mapToolCall(span('ai.generateText', { 'ai.operationId': 'ai.generateText' })).kind).toBe(
+      'none',
+    );
+    expect(mapToolCall(span('chain', { 'openinference.span.kind': 'CHAIN' })).kind).toBe('none');
+    expect(mapToolCall(span('t', { 'openinference.span.kind': 'TOOL' })).kind).toBe('none');
+  });
+
+  it('gives the engine no call for a span without arguments', () => {
+    const s = span('lookup', { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup' });
+    expect(engineCallOf(foreign(s))).toBeUndefined();
+  });
+
+  it('has one row per source, each with a capture hint', () => {
+    expect(TOOL_CALL_CONVENTIONS.map((c) => c.source)).toEqual([
+      'openllmetry',
+      'openllmetry',
+      'gen_ai',
+      'ai_sdk',
+      'openinference',
+    ]);
+    for (const c of TOOL_CALL_CONVENTIONS) expect(c.captureHint).not.toBe('');
+  });
+});

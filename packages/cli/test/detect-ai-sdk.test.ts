@@ -1,0 +1,131 @@
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  decisionsOf,
+  detectingDashboard,
+  replayedDecisions,
+  replayOtlp,
+  sessionCalls,
+  until,
+} from './detect-helpers.js';
+
+// An AI SDK app with its own telemetry only (no loopguard): a scripted model asks for the same
+// file six times, and the spans go by OTLP/HTTP to a real dashboard.
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+function loopingModel(times: number) {
+  let step = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async () => {
+      step += 1;
+      if (step > times) {
+        return {
+          content: [{ type: 'text', text: 'done' }],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage,
+          warnings: [],
+        };
+      }
+      return {
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: `call-${step}`,
+            toolName: 'readFile',
+            input: '{"path":"notes.txt"}',
+          },
+        ],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage,
+        warnings: [],
+      };
+    },
+  });
+}
+
+const manager = new AsyncLocalStorageContextManager();
+beforeAll(() => {
+  context.setGlobalContextManager(manager.enable());
+});
+afterAll(() => {
+  context.disable();
+});
+
+describe('detection of loops in AI SDK telemetry (experimental_telemetry)', () => {
+  it('finds the hotspot and decides the calls as replay --otlp does', async () => {
+    const { dashboard, api } = await detectingDashboard();
+    const memory = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'ai-sdk-app' }),
+      spanProcessors: [
+        // batched, as apps export: the exporter refuses more than 30 requests in flight
+        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${dashboard.url}/v1/traces` })),
+        new SimpleSpanProcessor(memory),
+      ],
+    });
+    const readFile = tool({
+      description: 'Reads a file',
+      inputSchema: jsonSchema<{ path: string }>({
+        type: 'object',
+        properties: { path: { type: 'string' } },
+        required: ['path'],
+      }),
+      execute: async ({ path }) => `${path}: (empty)`,
+    });
+    const result = await generateText({
+      model: loopingModel(6),
+      tools: { readFile },
+      prompt: 'summarise notes.txt',
+      stopWhen: stepCountIs(10),
+      experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('ai') },
+    });
+    expect(result.text).toBe('done');
+    await provider.forceFlush();
+    const spans = memory.getFinishedSpans();
+    const toolSpans = spans.filter((s) => s.name === 'ai.toolCall');
+    expect(toolSpans).toHaveLength(6);
+    const traceId = toolSpans[0]!.spanContext().traceId;
+
+    const range = `from=0&to=${Date.now() + 86_400_000}`;
+    const hotspots = await until(
+      () =>
+        api<{ rows: { tool: string; calls: number; longestStreak: number; service: string }[] }>(
+          `/api/hotspots?${range}`,
+        ),
+      // spans are exported one by one: the scope may settle in more than one part
+      (p) => p.rows.some((h) => h.tool === 'readFile' && h.calls >= 6),
+    );
+    expect(hotspots.rows.find((h) => h.tool === 'readFile')).toMatchObject({
+      service: 'ai-sdk-app',
+      calls: 6,
+      longestStreak: 6,
+    });
+    // one generateText run: its trace is the session
+    const calls = await sessionCalls(api, traceId);
+    expect(calls).toHaveLength(6);
+    expect(calls.map((c) => c.streak)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(calls.some((c) => c.action !== 'allow')).toBe(true);
+    expect(calls.every((c) => c.attributes['loopguard.detected_source'] === 'ai_sdk')).toBe(true);
+
+    const text = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans));
+    const replayed = await replayOtlp(text);
+    expect(decisionsOf(calls)).toEqual(replayedDecisions(replayed, traceId));
+    await provider.shutdown();
+  });
+});
