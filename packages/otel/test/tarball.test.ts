@@ -49,6 +49,7 @@ const LINES: AppLine[] = [
       '@openai/agents',
       'langchain',
       '@langchain/core',
+      'zod',
     ],
   },
 ];
@@ -87,10 +88,15 @@ async function freshApp(node: string, packages: string[]): Promise<{ app: string
     [NPM_CLI, 'install', ...tarballs, ...packages, '--no-audit', '--no-fund', '--prefer-offline'],
     { cwd: app, env, maxBuffer: 16 * 1024 * 1024 },
   );
-  for (const file of ['mcp-loop.mjs', 'mcp-server.mjs', 'ai-majors.mjs', 'frameworks.mjs']) {
+  for (const file of ['mcp-loop.mjs', 'mcp-server.mjs', 'ai-majors.mjs', 'frameworks-loop.mjs']) {
     copyFileSync(join(FIXTURES, file), join(app, file));
   }
   return { app, log: `${stdout}${stderr}` };
+}
+
+/** The tool-call spans one service exported (its run spans left out). */
+function toolSpans(service: string) {
+  return sink.spans().filter((s) => s.service === service && s.name.startsWith('execute_tool '));
 }
 
 function registered(node: string, app: string, script: string, service: string) {
@@ -135,17 +141,22 @@ for (const { node, version, major } of NODES) {
           }
 
           if (line.packages.includes('langchain')) {
-            const frameworks = await registered(node, app, 'frameworks.mjs', `${service}-fw`);
+            const frameworks = await registered(node, app, 'frameworks-loop.mjs', `${service}-fw`);
             expect(frameworks.code, frameworks.stderr).toBe(0);
-            const marks = frameworks.lines[0] as { agents: string[]; langchain: string[] };
-            expect(marks.agents.some((m) => m.startsWith('loopguard'))).toBe(true);
-            expect(marks.langchain.some((m) => m.startsWith('loopguard'))).toBe(true);
+            const outputs = (runName: string) =>
+              frameworks.lines.filter((l) => l.run === runName).map((l) => String(l.output));
+            const agents = outputs('openai-agents');
+            expect(agents).toHaveLength(4);
+            expect(agents[1]).toBe('order 7: pending');
+            expect(agents[2]).toMatch(/^order 7: pending\n\n\[loopguard\] Reminder/);
+            const langchain = outputs('langchain');
+            expect(langchain).toHaveLength(4);
+            expect(langchain[0]).toBe('src/a.ts:1: TODO');
+            expect(langchain[3]).toMatch(/^src\/a\.ts:1: TODO\n\n\[loopguard\]/);
           }
 
-          await expect
-            .poll(() => sink.spans().filter((s) => s.service === `${service}-ai`).length)
-            .toBe(12);
-          const mcpSpans = sink.spans().filter((s) => s.service === `${service}-mcp`);
+          await expect.poll(() => toolSpans(`${service}-ai`).length).toBe(12);
+          const mcpSpans = toolSpans(`${service}-mcp`);
           expect(mcpSpans.map((s) => s.attributes['loopguard.action'])).toEqual([
             'allow',
             'allow',
