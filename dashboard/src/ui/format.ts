@@ -175,3 +175,31 @@ export function fmtUsd(usd: number): string {
   if (usd > 0 && usd < 0.005) return '<$0.01';
   return usd < 1000 ? `$${usd.toFixed(2)}` : `$${compact.format(usd)}`;
 }
+
+/** What each axis counts, in words, for a finding's explanation. */
+const AXIS_COUNTS: Record<string, string> = {
+  streak: 'identical calls in a row',
+  repetition: 'calls with these arguments that repeated an earlier result',
+  exact_failure: 'identical calls that failed',
+  same_tool_failure: 'failures of this tool in a row',
+  no_progress: 'calls returning the same result',
+  cycle: 'laps of the same cycle of calls',
+  poll: 'polls returning the same result',
+  same_error: 'failures of this tool with the same error',
+};
+
+/**
+ * Why loopguard made a finding, in words a developer reads, from its event's attributes
+ * (`loopguard.axis`, `loopguard.count`, `loopguard.threshold`): "warn on no_progress: 4 calls
+ * returning the same result, threshold 2". Undefined when the event carries no axis.
+ */
+export function findingWhy(action: string, attributes: Record<string, string>): string | undefined {
+  const axis = attributes['loopguard.axis'];
+  if (!axis) return undefined;
+  const count = attributes['loopguard.count'];
+  const threshold = attributes['loopguard.threshold'];
+  const what = AXIS_COUNTS[axis] ?? 'calls';
+  const counted = count ? `: ${count} ${what}` : '';
+  const limit = threshold ? `, threshold ${threshold}` : '';
+  return `${action} on ${axis}${counted}${limit}`;
+}

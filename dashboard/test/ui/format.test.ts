@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  findingWhy,
   fmtArgs,
   fmtBucket,
   fmtCount,
@@ -135,5 +136,22 @@ describe('fmtArgs', () => {
     expect([...out]).toHaveLength(20);
     expect(out.endsWith('…')).toBe(true);
     expect(out.startsWith('text: "éé')).toBe(true);
+  });
+});
+
+describe('findingWhy', () => {
+  it('says the axis, what it counted and the threshold', () => {
+    expect(
+      findingWhy('warn', {
+        'loopguard.axis': 'no_progress',
+        'loopguard.count': '4',
+        'loopguard.threshold': '2',
+      }),
+    ).toBe('warn on no_progress: 4 calls returning the same result, threshold 2');
+    expect(findingWhy('halt', { 'loopguard.axis': 'same_error', 'loopguard.count': '5' })).toBe(
+      'halt on same_error: 5 failures of this tool with the same error',
+    );
+    expect(findingWhy('nudge', { 'loopguard.axis': 'new_axis' })).toBe('nudge on new_axis');
+    expect(findingWhy('warn', {})).toBeUndefined();
   });
 });

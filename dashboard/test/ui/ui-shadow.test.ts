@@ -85,6 +85,11 @@ describe('shadow decisions in Chromium', () => {
     await details.waitFor();
     expect(await details.locator('h2 .badge').textContent()).toBe('block');
     expect(await details.getByTestId('shadow-mode').count()).toBe(0);
+    // each finding says why in words, beside the text the model read
+    expect(await details.getByTestId('finding-why').textContent()).toMatch(
+      /^block on exact_failure: 4 identical calls that failed, threshold 4$/,
+    );
+    expect(await details.locator('.finding-message').textContent()).toBe('deploy repeated 4 times');
     expect(pageErrors).toEqual([]);
   });
 });

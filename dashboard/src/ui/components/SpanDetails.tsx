@@ -1,7 +1,12 @@
 import type { TimelineCall } from '../../api/types.js';
-import { actionLabel, fmtClockMs, fmtInt, fmtMs } from '../format.js';
+import { actionLabel, findingWhy, fmtClockMs, fmtInt, fmtMs } from '../format.js';
 import { ActionBadge } from './ActionBadge.js';
 import { TraceView } from './TraceView.js';
+
+/** The explanation of a `loopguard.<action>` event; undefined for other events. */
+function why(name: string, attributes: Record<string, string>): string | undefined {
+  return name.startsWith('loopguard.') ? findingWhy(name.slice(10), attributes) : undefined;
+}
 
 /** Key/value pairs as a text table, sorted by key. Values are plain text, never HTML. */
 export function AttributeTable({
@@ -107,6 +112,16 @@ export function SpanDetails(props: {
             <span class={`event-name event-${ev.name.split('.').pop()}`}>{ev.name}</span>{' '}
             <span class="muted small">{fmtClockMs(ev.time)}</span>
           </h4>
+          {why(ev.name, ev.attributes) && (
+            <p class="finding-why" data-testid="finding-why">
+              {why(ev.name, ev.attributes)}
+            </p>
+          )}
+          {ev.attributes['loopguard.message'] && (
+            <blockquote class="finding-message" title="the text the model read">
+              {ev.attributes['loopguard.message']}
+            </blockquote>
+          )}
           <AttributeTable attributes={ev.attributes} label={`${ev.name} attributes`} />
         </section>
       ))}
