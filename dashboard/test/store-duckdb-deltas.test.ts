@@ -145,7 +145,18 @@ describe('duckdb delta rows and compaction', () => {
     const gz = readFileSync(new URL('./fixtures/main-57c90d9.duckdb.gz', import.meta.url));
     writeFileSync(path, gunzipSync(gz));
     const old = await openDuckDbStore({ path });
-    expect(answersDigest(await storeAnswers(old))).toBe(MAIN_ANSWERS);
+    // the answers that build gave: Summary.haltedSessions came after it (and is read from the file)
+    const answers = await storeAnswers(old);
+    const asThen: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(answers)) {
+      if (!key.startsWith('summary ')) asThen[key] = value;
+      else {
+        const { haltedSessions, ...rest } = value as { haltedSessions: unknown };
+        expect(typeof haltedSessions).toBe('number');
+        asThen[key] = rest;
+      }
+    }
+    expect(answersDigest(asThen)).toBe(MAIN_ANSWERS);
     const spans = agentSpans();
     const reference = await openDuckDbStore({ path: file('reference'), compactAfterRows: 1 });
     await insertAll([reference], spans.slice(0, OLD_FILE_SPANS), 700);

@@ -268,9 +268,22 @@ describe('PromQL against the real /metrics of the dashboard', () => {
       loopguard_halted_sessions_total: ['service'],
       loopguard_ingested_spans_total: [],
       loopguard_rejected_spans_total: ['reason'],
+      // the dashboard's own loop detection (docs/telemetry.md), beside the contract's five
+      loopguard_detection_early_settled_scopes_total: [],
+      loopguard_detection_late_calls_total: [],
+      loopguard_detection_pending_calls: [],
     });
-    // every one a counter (contract section 4)
-    expect([...types.values()]).toEqual(Array(5).fill('counter'));
+    // the contract's five are counters (contract section 4); the waiting calls a gauge
+    expect(Object.fromEntries(types)).toEqual({
+      loopguard_tool_calls_total: 'counter',
+      loopguard_decisions_total: 'counter',
+      loopguard_halted_sessions_total: 'counter',
+      loopguard_ingested_spans_total: 'counter',
+      loopguard_rejected_spans_total: 'counter',
+      loopguard_detection_early_settled_scopes_total: 'counter',
+      loopguard_detection_late_calls_total: 'counter',
+      loopguard_detection_pending_calls: 'gauge',
+    });
     expect([...types.keys()].sort()).toEqual([...exposition.keys()].sort());
   });
 
