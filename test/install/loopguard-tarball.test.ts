@@ -12,6 +12,7 @@ import {
   otlpExport,
   REPLAY_CALLS,
 } from '../../packages/cli/test/eval-fixtures.js';
+import { cleanEnv } from '../../packages/otel/test/helpers/child.js';
 import { npmCli, testNodes } from '../../packages/otel/test/helpers/nodes.js';
 
 // What a user does without the repository: `npm install -g ./loopguard-<v>.tgz` into a plain
@@ -38,15 +39,8 @@ afterAll(() => {
 });
 
 function env(node: string): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith('npm_') || key.startsWith('VITEST') || key.startsWith('LOOPGUARD_'))
-      continue;
-    if (key === 'NODE_OPTIONS' || key === 'NODE_PATH') continue;
-    out[key] = value;
-  }
   // the installed `loopguard` starts with `#!/usr/bin/env node`: that node is the one under test
-  return { ...out, PATH: `${dirname(node)}:${out.PATH ?? ''}` };
+  return cleanEnv({ PATH: `${dirname(node)}:${process.env.PATH ?? ''}` });
 }
 
 function untilListening(child: ChildProcess): Promise<string> {

@@ -82,7 +82,6 @@ async function freshApp(node: string, packages: string[]): Promise<{ app: string
     JSON.stringify({ name: 'app', private: true, type: 'module' }),
   );
   const env = cleanEnv({ PATH: `${dirname(node)}:${process.env.PATH ?? ''}` });
-  for (const key of Object.keys(env)) if (key.startsWith('npm_')) delete env[key];
   const { stdout, stderr } = await run(
     node,
     [NPM_CLI, 'install', ...tarballs, ...packages, '--no-audit', '--no-fund', '--prefer-offline'],

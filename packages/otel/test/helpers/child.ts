@@ -10,13 +10,16 @@ export interface ChildResult {
   lines: Record<string, unknown>[];
 }
 
-/** The parent's environment without loader flags or loopguard/OTel settings, plus `extra`. */
+/**
+ * The parent's environment without loader flags, loopguard/OTel settings or the package
+ * manager's `npm_*` variables, plus `extra`.
+ */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (key === 'NODE_OPTIONS' || key === 'NODE_PATH') continue;
     if (key.startsWith('OTEL_') || key.startsWith('LOOPGUARD_')) continue;
-    if (key.startsWith('VITEST') || key.startsWith('CYBERINE_')) continue;
+    if (key.startsWith('VITEST') || key.startsWith('CYBERINE_') || key.startsWith('npm_')) continue;
     env[key] = value;
   }
   return { ...env, ...extra };
