@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { engineCallOf, mapToolCall, TOOL_CALL_CONVENTIONS } from '../src/otlp/index.js';
+import {
+  engineCallOf,
+  LoopguardToolSpans,
+  mapToolCall,
+  TOOL_CALL_CONVENTIONS,
+} from '../src/otlp/index.js';
 import type { SpanRecord } from '../src/otlp/span.js';
 import { hexId, makeToolSpan } from './span-fixtures.js';
 
@@ -156,5 +161,32 @@ describe('mapToolCall', () => {
       'openinference',
     ]);
     for (const c of TOOL_CALL_CONVENTIONS) expect(c.captureHint).not.toBe('');
+  });
+});
+
+describe('LoopguardToolSpans', () => {
+  const trace = hexId(16);
+  const at = (spanId: string, parentSpanId: string) =>
+    span('x', {}, { traceId: trace, spanId, parentSpanId });
+
+  it("covers the parent and the children of loopguard's spans, not siblings or other traces", () => {
+    const own = new LoopguardToolSpans();
+    own.add(at('b'.repeat(16), 'a'.repeat(16)));
+    expect(own.covers(at('a'.repeat(16), ''))).toBe(true); // the SDK's span around ours
+    expect(own.covers(at('c'.repeat(16), 'b'.repeat(16)))).toBe(true); // a span inside ours
+    expect(own.covers(at('d'.repeat(16), 'a'.repeat(16)))).toBe(false); // a sibling
+    expect(own.covers(span('x', {}, { spanId: 'a'.repeat(16), parentSpanId: '' }))).toBe(false);
+    // a root span of ours covers no span with no parent
+    own.add(at('e'.repeat(16), ''));
+    expect(own.covers(at('f'.repeat(16), ''))).toBe(false);
+  });
+
+  it('forgets the oldest spans past its bound', () => {
+    const own = new LoopguardToolSpans(2);
+    const ids = ['1', '2', '3'].map((d) => d.repeat(16));
+    for (const id of ids) own.add(at(id, ''));
+    expect(own.covers(at('9'.repeat(16), ids[0]!))).toBe(false);
+    expect(own.covers(at('9'.repeat(16), ids[1]!))).toBe(true);
+    expect(own.covers(at('9'.repeat(16), ids[2]!))).toBe(true);
   });
 });

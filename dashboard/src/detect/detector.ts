@@ -6,6 +6,7 @@ import {
   DETECTED_SOURCE,
   engineCallOf,
   type ForeignToolCall,
+  LoopguardToolSpans,
   mapToolCall,
   type ToolCallSource,
 } from '../otlp/index.js';
@@ -39,6 +40,11 @@ export interface DetectorStats {
   uncapturedCalls: number;
   /** Calls that arrived after their scope had been settled past their start. */
   lateCalls: number;
+  /**
+   * Spans of another instrumentation that are the parent or child of loopguard's own span of the
+   * same call (the AI SDK's `ai.toolCall` around a guarded tool): stored as they are, not decided.
+   */
+  coveredCalls: number;
 }
 
 /** A service whose tool calls of one convention carry no arguments, so none gets a signature. */
@@ -87,7 +93,8 @@ export class Detector {
   /** service → source → calls sent without arguments (at most 256 services). */
   private readonly bare = new Map<string, Map<ToolCallSource, number>>();
   private seq = 0;
-  private readonly counts = { early: 0, decided: 0, uncaptured: 0, late: 0 };
+  private readonly counts = { early: 0, decided: 0, uncaptured: 0, late: 0, covered: 0 };
+  private readonly own = new LoopguardToolSpans();
 
   constructor(options: DetectorOptions = {}) {
     this.engine = createEngine(options.engine ?? {});
@@ -110,7 +117,9 @@ export class Detector {
       const span = spans[i]!;
       if (span.parentSpanId === '') roots.push(span.traceId);
       const mapped = mapToolCall(span);
-      if (mapped.kind !== 'foreign') {
+      if (mapped.kind === 'loopguard') this.own.add(span);
+      if (mapped.kind !== 'foreign' || this.own.covers(span)) {
+        if (mapped.kind === 'foreign') this.counts.covered++;
         out?.push(span);
         continue;
       }
@@ -158,6 +167,7 @@ export class Detector {
       decidedCalls: this.counts.decided,
       uncapturedCalls: this.counts.uncaptured,
       lateCalls: this.counts.late,
+      coveredCalls: this.counts.covered,
     };
   }
 
@@ -225,6 +235,15 @@ export class Detector {
       keys?.delete(p.key);
       if (keys?.size === 0) this.byTrace.delete(traceId);
     }
+    // loopguard's own span of the call came after this one: that span is the call
+    const covered: SpanRecord[] = [];
+    p.calls = p.calls.filter((h) => {
+      if (!this.own.covers(h.span)) return true;
+      this.counts.covered++;
+      covered.push(h.span);
+      return false;
+    });
+    if (p.calls.length === 0) return covered;
     const before = this.settled.get(p.key) ?? [];
     const last = before[before.length - 1];
     const fresh = new Set(p.calls);
@@ -232,7 +251,7 @@ export class Detector {
     if (last) {
       for (const h of p.calls) if (byStart(h, last) < 0) this.counts.late++;
     }
-    const out: SpanRecord[] = [];
+    const out: SpanRecord[] = covered;
     this.engine.resetScope(p.key);
     for (const h of all) {
       const span = decide(this.engine, p.key, h);

@@ -148,6 +148,11 @@ export class MetricsExposition {
         'Tool calls of agents without loopguard that arrived after later calls of their scope were decided.',
         [[{}, d.lateCalls]],
       );
+      family(
+        'loopguard_detection_covered_calls_total',
+        "Tool-call spans of another instrumentation around (or inside) loopguard's own span of the same call: not decided again.",
+        [[{}, d.coveredCalls]],
+      );
       out.push(
         '# HELP loopguard_detection_pending_calls Tool calls held until their scope settles.',
         '# TYPE loopguard_detection_pending_calls gauge',

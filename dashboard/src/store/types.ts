@@ -51,6 +51,7 @@ export interface CounterSnapshot {
     decidedCalls: number;
     uncapturedCalls: number;
     lateCalls: number;
+    coveredCalls: number;
   };
 }
 
