@@ -118,7 +118,7 @@ export class Detector {
       if (span.parentSpanId === '') roots.push(span.traceId);
       const mapped = mapToolCall(span);
       if (mapped.kind === 'loopguard') this.own.add(span);
-      if (mapped.kind !== 'foreign' || this.own.covers(span)) {
+      if (mapped.kind !== 'foreign' || this.own.covers(span, mapped.call.tool)) {
         if (mapped.kind === 'foreign') this.counts.covered++;
         out?.push(span);
         continue;
@@ -238,7 +238,7 @@ export class Detector {
     // loopguard's own span of the call came after this one: that span is the call
     const covered: SpanRecord[] = [];
     p.calls = p.calls.filter((h) => {
-      if (!this.own.covers(h.span)) return true;
+      if (!this.own.covers(h.span, h.call.tool)) return true;
       this.counts.covered++;
       covered.push(h.span);
       return false;

@@ -55,7 +55,8 @@ export function parseOtlpTrace(json: unknown): OtlpParseResult {
   let cutShort = 0;
   for (const { span, line: at } of tools) {
     // another instrumentation's span of a call loopguard recorded itself (as the dashboard)
-    if (isForeign(span) && own.covers(span)) continue;
+    const mapped = mapToolCall(span);
+    if (mapped.kind === 'foreign' && own.covers(span, mapped.call.tool)) continue;
     const line =
       isToolSpan(span) && !isForeign(span) ? toReplayLine(span, captured) : foreignLine(span);
     if (line === 'uncaptured') skipped += 1;

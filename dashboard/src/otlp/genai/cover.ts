@@ -1,14 +1,21 @@
 import type { SpanRecord } from '../span.js';
 
+/** Calls of one tool in one service remembered for the time rule (the latest). */
+const PER_TOOL = 256;
+
 /**
  * Loopguard's own tool spans seen so far, so that another instrumentation's span of the same tool
- * call is not taken for a second call: the AI SDK's `ai.toolCall` span is the parent of the
- * `execute_tool` span loopguard opens inside the tool, and an instrumentation's span may as well
- * be its child. Remembers the latest `max` spans (two keys each).
+ * call is not taken for a second call. A span of another instrumentation is that call's when it
+ * is the parent or a child of loopguard's span (the AI SDK's `ai.toolCall` around the
+ * `execute_tool` span loopguard opens inside the tool), or when it names the same tool in the
+ * same service and one span's time lies within the other's (OpenInference's LangChain TOOL span,
+ * in a trace of its own, runs around the tool loopguard wraps). Remembers the latest `max` spans.
  */
 export class LoopguardToolSpans {
   private readonly ids = new Set<string>();
   private readonly parents = new Set<string>();
+  /** service and tool → [start, end] of loopguard's calls, the latest PER_TOOL. */
+  private readonly times = new Map<string, bigint[]>();
 
   constructor(private readonly max = 100_000) {}
 
@@ -18,14 +25,36 @@ export class LoopguardToolSpans {
     if (span.parentSpanId !== '') {
       remember(this.parents, `${span.traceId}/${span.parentSpanId}`, this.max);
     }
+    const tool = span.attributes['gen_ai.tool.name'];
+    if (tool === undefined) return;
+    const key = `${span.serviceName}\u0000${tool}`;
+    let list = this.times.get(key);
+    if (list) this.times.delete(key);
+    else list = [];
+    this.times.set(key, list);
+    list.push(span.startTimeUnixNano, span.startTimeUnixNano + span.durationNs);
+    if (list.length > 2 * PER_TOOL) list.splice(0, 2);
+    if (this.times.size > this.max / PER_TOOL) {
+      this.times.delete(this.times.keys().next().value!);
+    }
   }
 
-  /** Whether the span is the parent or the child of a loopguard tool span noted. */
-  covers(span: SpanRecord): boolean {
-    return (
-      this.parents.has(`${span.traceId}/${span.spanId}`) ||
-      (span.parentSpanId !== '' && this.ids.has(`${span.traceId}/${span.parentSpanId}`))
-    );
+  /** Whether the span, a call of `tool`, is a call loopguard recorded itself (see the class). */
+  covers(span: SpanRecord, tool: string): boolean {
+    if (this.parents.has(`${span.traceId}/${span.spanId}`)) return true;
+    if (span.parentSpanId !== '' && this.ids.has(`${span.traceId}/${span.parentSpanId}`)) {
+      return true;
+    }
+    const list = this.times.get(`${span.serviceName}\u0000${tool}`);
+    if (!list) return false;
+    const start = span.startTimeUnixNano;
+    const end = start + span.durationNs;
+    for (let i = 0; i < list.length; i += 2) {
+      const s = list[i]!;
+      const e = list[i + 1]!;
+      if ((s >= start && e <= end) || (start >= s && end <= e)) return true;
+    }
+    return false;
   }
 }
 
