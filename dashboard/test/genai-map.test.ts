@@ -195,12 +195,14 @@ describe('LoopguardToolSpans', () => {
     expect(own.covers(at('f'.repeat(16), ''), 't')).toBe(false);
   });
 
-  it('covers a call of the same tool and service whose time holds ours, or lies within it', () => {
+  it('covers a call of the same tool and service at an overlapping time', () => {
     const own = new LoopguardToolSpans();
     own.add(ours(100n, 200n));
     expect(own.covers(theirs(90n, 210n), 'grep')).toBe(true); // around ours, another trace
     expect(own.covers(theirs(120n, 180n), 'grep')).toBe(true); // within ours
-    expect(own.covers(theirs(150n, 250n), 'grep')).toBe(false); // overlapping only
+    expect(own.covers(theirs(90n, 190n), 'grep')).toBe(true); // ours ended last
+    expect(own.covers(theirs(201n, 250n), 'grep')).toBe(false); // the next call
+    expect(own.covers(theirs(50n, 99n), 'grep')).toBe(false); // the one before
     expect(own.covers(theirs(90n, 210n), 'find')).toBe(false); // another tool
     expect(own.covers(theirs(90n, 210n, { serviceName: 'other' }), 'grep')).toBe(false);
   });

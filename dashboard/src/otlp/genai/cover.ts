@@ -8,8 +8,8 @@ const PER_TOOL = 256;
  * call is not taken for a second call. A span of another instrumentation is that call's when it
  * is the parent or a child of loopguard's span (the AI SDK's `ai.toolCall` around the
  * `execute_tool` span loopguard opens inside the tool), or when it names the same tool in the
- * same service and one span's time lies within the other's (OpenInference's LangChain TOOL span,
- * in a trace of its own, runs around the tool loopguard wraps). Remembers the latest `max` spans.
+ * same service at an overlapping time (OpenInference's LangChain TOOL span, in a trace of its
+ * own, runs around the tool loopguard wraps; either may end first). Remembers the latest `max` spans.
  */
 export class LoopguardToolSpans {
   private readonly ids = new Set<string>();
@@ -52,7 +52,7 @@ export class LoopguardToolSpans {
     for (let i = 0; i < list.length; i += 2) {
       const s = list[i]!;
       const e = list[i + 1]!;
-      if ((s >= start && e <= end) || (start >= s && end <= e)) return true;
+      if (s <= end && start <= e) return true;
     }
     return false;
   }
