@@ -158,6 +158,13 @@ export class Detector {
     return out;
   }
 
+  /** The spans held now, in the order they came (what the journal must keep). */
+  heldSpans(): SpanRecord[] {
+    const out: Held[] = [];
+    for (const p of this.pending.values()) out.push(...p.calls);
+    return out.sort((a, b) => a.seq - b.seq).map((h) => h.span);
+  }
+
   /** The detection's counters. */
   stats(): DetectorStats {
     return {

@@ -2,5 +2,7 @@
 
 export type { DetectorOptions, DetectorStats, UncapturedService } from './detector.js';
 export { Detector } from './detector.js';
+export type { DetectionJournal, OpenedJournal } from './journal.js';
+export { openJournal } from './journal.js';
 export type { DetectingStore, DetectingStoreOptions } from './store.js';
 export { detectingStore } from './store.js';
