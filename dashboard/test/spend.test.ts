@@ -54,6 +54,7 @@ const spans = () => [
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'loopguard-spend-'));
+let opened = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('price tables', () => {
@@ -69,9 +70,32 @@ describe('price tables', () => {
 });
 
 describe.each([
-  ['duckdb', () => openDuckDbStore({ path: join(dir, 'spend.duckdb') })],
+  ['duckdb', () => openDuckDbStore({ path: join(dir, `spend-${++opened}.duckdb`) })],
   ['clickhouse (chdb)', () => createClickHouseStore({ executor: createChdbExecutor() })],
 ] as [string, () => Promise<Store>][])('spent in loops: %s', (_name, open) => {
+  it('prices a gateway model id (provider/model) by its model when the table lacks it', async () => {
+    const store = await open();
+    try {
+      const attributes = { ...usage('g1', 1000, 100), 'gen_ai.request.model': 'openai/gpt-x' };
+      const gateway = { ...usage('g2', 10, 0), 'gen_ai.request.model': 'acme/gpt-x' };
+      await store.insert([
+        makeToolSpan({ scope: 'g', args: 'a', timeMs: T, action: 'warn', attributes }),
+        makeToolSpan({ scope: 'g', args: 'b', timeMs: T + 1, action: 'warn', attributes: gateway }),
+      ]);
+      const prices = parsePrices(
+        JSON.stringify({ 'gpt-x': { input: 2, output: 8 }, 'acme/gpt-x': { input: 1, output: 1 } }),
+      );
+      const app = createApp({ store, prices });
+      const res = await app.request(`/api/spend?from=${T - 60_000}&to=${T + 60_000}`);
+      const spend = (await res.json()) as LoopSpend;
+      // openai/gpt-x priced as gpt-x; acme/gpt-x by its own entry
+      expect(spend.total).toMatchObject({ steps: 2, unpricedSteps: 0 });
+      expect(spend.total.usd).toBeCloseTo((1000 * 2 + 100 * 8 + 10 * 1) / 1e6, 12);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('sums the tokens of flagged calls per hotspot, session and overall, each step once', async () => {
     const store = await open();
     try {

@@ -20,9 +20,13 @@ function empty(): TokenSpend {
   return { steps: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, unpricedSteps: 0 };
 }
 
-/** The USD cost of one step's tokens; undefined without a price for its model. */
+/**
+ * The USD cost of one step's tokens; undefined without a price for its model. A model named with
+ * a provider or gateway prefix (`openai/gpt-4o`, as AI SDK gateway ids are) takes the price of
+ * its last part when the table has no entry for the whole name.
+ */
 function stepUsd(s: Step, prices: ReadonlyMap<string, ModelPrice> | undefined): number | undefined {
-  const p = prices?.get(s.model);
+  const p = prices?.get(s.model) ?? prices?.get(s.model.slice(s.model.lastIndexOf('/') + 1));
   if (!p) return undefined;
   const cached = Math.min(s.cached, s.input);
   return (
