@@ -23,6 +23,8 @@ export interface DetectorOptions {
   maxPendingCalls?: number;
   /** Settled scopes whose calls are remembered, to place a late call among them. Default 4 096. */
   maxSettledScopes?: number;
+  /** Most calls remembered across settled scopes; past it the least recently settled are forgotten. Default 200 000. */
+  maxSettledCalls?: number;
   /** Clock in milliseconds; defaults to `Date.now`. */
   now?: () => number;
 }
@@ -39,6 +41,10 @@ export interface DetectorStats {
   uncapturedCalls: number;
   /** Calls that arrived after their scope had been settled past their start. */
   lateCalls: number;
+  /** Calls stored already whose decision a late call before them changed (given by `redecided`). */
+  redecidedCalls: number;
+  /** Settled scopes forgotten to keep within `maxSettledScopes` / `maxSettledCalls`. */
+  forgottenScopes: number;
 }
 
 /** A service whose tool calls of one convention carry no arguments, so none gets a signature. */
@@ -56,6 +62,8 @@ interface Held {
   span: SpanRecord;
   /** Arrival order, to keep equal start times in the order received. */
   seq: number;
+  /** The decision given out for it (markOf), once settled. */
+  mark?: string;
 }
 
 interface Pending {
@@ -77,17 +85,27 @@ export class Detector {
   private readonly pending = new Map<string, Pending>();
   private readonly byTrace = new Map<string, Set<string>>();
   private readonly settled = new Map<string, Held[]>();
+  private settledCalls = 0;
+  private changed: SpanRecord[] = [];
   private readonly engine: Engine;
   private readonly quietMs: number;
   private readonly maxWaitMs: number;
   private readonly maxPending: number;
   private readonly maxSettled: number;
+  private readonly maxSettledCalls: number;
   private readonly now: () => number;
   private held = 0;
   /** service → source → calls sent without arguments (at most 256 services). */
   private readonly bare = new Map<string, Map<ToolCallSource, number>>();
   private seq = 0;
-  private readonly counts = { early: 0, decided: 0, uncaptured: 0, late: 0 };
+  private readonly counts = {
+    early: 0,
+    decided: 0,
+    uncaptured: 0,
+    late: 0,
+    redecided: 0,
+    forgotten: 0,
+  };
 
   constructor(options: DetectorOptions = {}) {
     this.engine = createEngine(options.engine ?? {});
@@ -95,6 +113,7 @@ export class Detector {
     this.maxWaitMs = options.maxWaitMs ?? 30_000;
     this.maxPending = options.maxPendingCalls ?? 100_000;
     this.maxSettled = options.maxSettledScopes ?? 4_096;
+    this.maxSettledCalls = options.maxSettledCalls ?? 200_000;
     this.now = options.now ?? Date.now;
   }
 
@@ -149,6 +168,17 @@ export class Detector {
     return out;
   }
 
+  /**
+   * Takes the calls given out earlier (by take, due or flush) whose decision changed since,
+   * because a late call settled before them in their scope: each is the whole span again with
+   * its new decision, to replace the one given out (`Store.redecide`).
+   */
+  redecided(): SpanRecord[] {
+    const out = this.changed;
+    this.changed = [];
+    return out;
+  }
+
   /** The detection's counters. */
   stats(): DetectorStats {
     return {
@@ -158,6 +188,8 @@ export class Detector {
       decidedCalls: this.counts.decided,
       uncapturedCalls: this.counts.uncaptured,
       lateCalls: this.counts.late,
+      redecidedCalls: this.counts.redecided,
+      forgottenScopes: this.counts.forgotten,
     };
   }
 
@@ -215,7 +247,8 @@ export class Detector {
 
   /**
    * Decides a scope's calls: the calls of earlier settlements and the new ones in start order
-   * through a fresh engine scope; only the new ones are given back, with their decisions.
+   * through a fresh engine scope. The new ones are given back with their decisions; earlier ones
+   * whose decision changed (a late call before them) are queued for `redecided`.
    */
   private settle(p: Pending): SpanRecord[] {
     this.pending.delete(p.key);
@@ -235,8 +268,16 @@ export class Detector {
     const out: SpanRecord[] = [];
     this.engine.resetScope(p.key);
     for (const h of all) {
-      const span = decide(this.engine, p.key, h);
-      if (!fresh.has(h)) continue;
+      const { span, mark } = decide(this.engine, p.key, h);
+      if (!fresh.has(h)) {
+        if (mark !== h.mark) {
+          h.mark = mark;
+          this.counts.redecided++;
+          this.changed.push(span);
+        }
+        continue;
+      }
+      h.mark = mark;
       if (span.attributes['loopguard.signature'] === undefined) {
         this.counts.uncaptured++;
         this.noteBare(h.call);
@@ -244,10 +285,18 @@ export class Detector {
       out.push(span);
     }
     this.engine.resetScope(p.key);
+    this.settledCalls += p.calls.length;
     this.settled.delete(p.key);
     this.settled.set(p.key, all);
-    while (this.settled.size > this.maxSettled) {
-      this.settled.delete(this.settled.keys().next().value!);
+    // a late call of a scope forgotten here is decided after nothing: what follows it keeps its decision
+    while (
+      this.settled.size > this.maxSettled ||
+      (this.settledCalls > this.maxSettledCalls && this.settled.size > 1)
+    ) {
+      const [key, calls] = this.settled.entries().next().value!;
+      this.settled.delete(key);
+      this.settledCalls -= calls.length;
+      this.counts.forgotten++;
     }
     return out;
   }
@@ -262,7 +311,7 @@ function byStart(a: Held, b: Held): number {
  * The span of one call with the attributes loopguard's instrumentation would have given it, the
  * original ones kept, and `loopguard.detected_by=dashboard` (advisory: the agent was not told).
  */
-function decide(engine: Engine, scope: string, h: Held): SpanRecord {
+function decide(engine: Engine, scope: string, h: Held): { span: SpanRecord; mark: string } {
   const { call, span } = h;
   const attributes: Record<string, string> = { ...span.attributes };
   attributes[DETECTED_BY] = DETECTED_BY_DASHBOARD;
@@ -275,7 +324,7 @@ function decide(engine: Engine, scope: string, h: Held): SpanRecord {
   if (input === undefined) {
     // counted as a call of its tool; without arguments no signature is invented
     attributes['loopguard.scope'] = call.scope;
-    return { ...span, attributes };
+    return { span: { ...span, attributes }, mark: '' };
   }
   if (call.args !== undefined) attributes['gen_ai.tool.call.arguments'] ??= call.args;
   const at = { ...input, scope };
@@ -293,7 +342,10 @@ function decide(engine: Engine, scope: string, h: Held): SpanRecord {
   attributes['loopguard.outcome'] = input.ok ? 'ok' : 'error';
   const events = [...span.events];
   const end = span.startTimeUnixNano + span.durationNs;
+  const axis = decision.action === 'allow' ? '' : decision.axis;
+  let mark = `${decision.action}|${axis}|${decision.streak}|${decision.count}|${decision.level}`;
   for (const f of decision.findings) {
+    mark += `|${f.action}:${f.axis}:${f.threshold}:${f.count}:${f.message}`;
     events.push({
       timeUnixNano: end,
       name: `loopguard.${f.action}`,
@@ -306,5 +358,5 @@ function decide(engine: Engine, scope: string, h: Held): SpanRecord {
       },
     });
   }
-  return { ...span, attributes, events };
+  return { span: { ...span, attributes, events }, mark };
 }

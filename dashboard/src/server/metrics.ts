@@ -148,6 +148,16 @@ export class MetricsExposition {
         'Tool calls of agents without loopguard that arrived after later calls of their scope were decided.',
         [[{}, d.lateCalls]],
       );
+      family(
+        'loopguard_detection_redecided_calls_total',
+        'Stored tool calls whose decision the dashboard changed because a late call came before them.',
+        [[{}, d.redecidedCalls]],
+      );
+      family(
+        'loopguard_detection_forgotten_scopes_total',
+        'Settled scopes the dashboard stopped remembering (bounds on settled scopes and calls); a late call there re-decides nothing.',
+        [[{}, d.forgottenScopes]],
+      );
       out.push(
         '# HELP loopguard_detection_pending_calls Tool calls held until their scope settles.',
         '# TYPE loopguard_detection_pending_calls gauge',
