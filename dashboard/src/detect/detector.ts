@@ -179,6 +179,36 @@ export class Detector {
     return out;
   }
 
+  /**
+   * Remembers calls decided earlier, given as the stored spans carrying the dashboard's decision
+   * (`loopguard.detected_by=dashboard`; others are ignored): calls of their scopes taken later are
+   * decided after them, and re-decide them when they come before. A detector over a store seeds
+   * the scopes it is about to decide, so it needs no memory of its own across restarts.
+   */
+  seed(spans: SpanRecord[]): void {
+    const byKey = new Map<string, Held[]>();
+    for (const stored of spans) {
+      const call = decidedCall(stored);
+      if (call === undefined) continue;
+      const key = this.keyOf(call);
+      let calls = byKey.get(key);
+      if (!calls) {
+        calls = [];
+        byKey.set(key, calls);
+      }
+      calls.push({ call, span: undecided(stored), seq: this.seq++ });
+    }
+    for (const [key, seeded] of byKey) {
+      const all = [...(this.settled.get(key) ?? []), ...seeded].sort(byStart);
+      this.engine.resetScope(key);
+      for (const h of all) h.mark = decide(this.engine, key, h).mark;
+      this.engine.resetScope(key);
+      this.settledCalls += seeded.length;
+      this.settled.delete(key);
+      this.settled.set(key, all);
+    }
+  }
+
   /** The detection's counters. */
   stats(): DetectorStats {
     return {
@@ -300,6 +330,49 @@ export class Detector {
     }
     return out;
   }
+}
+
+/**
+ * The call of a span the dashboard decided, read back as the mapper first read it: its convention
+ * (`loopguard.detected_source`) names its arguments and result, `loopguard.scope` its scope.
+ */
+function decidedCall(span: SpanRecord): ForeignToolCall | undefined {
+  const a = span.attributes;
+  if (a[DETECTED_BY] !== DETECTED_BY_DASHBOARD) return undefined;
+  const source = a[DETECTED_SOURCE] as ToolCallSource | undefined;
+  const c = source === undefined ? undefined : conventionFor(source);
+  const tool = a['gen_ai.tool.name'];
+  const scope = a['loopguard.scope'];
+  if (!c || tool === undefined || scope === undefined) return undefined;
+  const call: ForeignToolCall = {
+    source: c.source,
+    tool,
+    scope,
+    scopeKind: scope === span.traceId ? 'trace' : 'session',
+    traceId: span.traceId,
+    spanId: span.spanId,
+    startTimeUnixNano: span.startTimeUnixNano,
+    serviceName: span.serviceName,
+  };
+  const args = a[c.args] ?? a['gen_ai.tool.call.arguments'];
+  if (args !== undefined) call.args = args;
+  const result = a[c.result];
+  if (result !== undefined) call.result = result;
+  const error = a['error.type'];
+  if (error !== undefined) call.error = error;
+  return call;
+}
+
+/** A decided span without the decision: no loopguard.* attribute but the detection's own, no finding event. */
+function undecided(span: SpanRecord): SpanRecord {
+  const attributes: Record<string, string> = {};
+  for (const [k, v] of Object.entries(span.attributes)) {
+    if (!k.startsWith('loopguard.') || k === DETECTED_BY || k === DETECTED_SOURCE) {
+      attributes[k] = v;
+    }
+  }
+  const events = span.events.filter((e) => !e.name.startsWith('loopguard.'));
+  return { ...span, attributes, events };
 }
 
 function byStart(a: Held, b: Held): number {

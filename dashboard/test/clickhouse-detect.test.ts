@@ -1,0 +1,164 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createClickHouseDetector, Detector } from '../src/detect/index.js';
+import type { SpanRecord } from '../src/otlp/span.js';
+import { createChdbExecutor, createClickHouseStore } from '../src/store/clickhouse/index.js';
+import { spanToRow } from '../src/store/clickhouse/rows.js';
+import { hexId } from './span-fixtures.js';
+import { ALL, T0 } from './store-seed.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopguard-chdetect-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A GenAI execute_tool span (conversation `conv`) or an OpenInference TOOL span (session `oi`). */
+function call(kind: 'gen_ai' | 'openinference', atS: number, q: string): SpanRecord {
+  const attributes: Record<string, string> =
+    kind === 'gen_ai'
+      ? {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'get_weather',
+          'gen_ai.tool.call.arguments': JSON.stringify({ city: q }),
+          'gen_ai.tool.call.result': 'rainy',
+          'gen_ai.conversation.id': 'conv',
+        }
+      : {
+          'openinference.span.kind': 'TOOL',
+          'tool.name': 'search',
+          'input.value': JSON.stringify({ q }),
+          'output.value': 'nothing',
+          'session.id': 'oi',
+        };
+  return {
+    traceId: hexId(16),
+    spanId: hexId(8),
+    parentSpanId: hexId(8),
+    traceState: '',
+    name: kind === 'gen_ai' ? 'execute_tool get_weather' : 'search',
+    kind: 'Internal',
+    serviceName: kind === 'gen_ai' ? 'weather-py' : 'search-py',
+    scopeName: '',
+    scopeVersion: '',
+    startTimeUnixNano: BigInt(T0 + atS * 1000) * 1_000_000n,
+    durationNs: 1_000_000n,
+    statusCode: 'Unset',
+    statusMessage: '',
+    attributes,
+    resourceAttributes: {},
+    events: [],
+    links: [],
+  };
+}
+
+/** The decisions of deciding every call of its scope in start order at once. */
+function inOrder(spans: SpanRecord[]) {
+  const d = new Detector({ engine: { configFile: false } });
+  d.take(spans.map((s) => ({ ...s, attributes: { ...s.attributes } })));
+  return byStart(
+    d.flush().map((s) => ({
+      scope: s.attributes['loopguard.scope']!,
+      start: Number(s.startTimeUnixNano / 1_000_000n),
+      action: s.attributes['loopguard.action'],
+      streak: Number(s.attributes['loopguard.streak']),
+      findings: s.events.filter((e) => e.name.startsWith('loopguard.')).length,
+    })),
+  );
+}
+
+const byStart = <T extends { scope: string; start: number }>(rows: T[]) =>
+  rows.sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.start - b.start));
+
+/** A store and detector on the database in `path`, the clock at `nowMs`. */
+async function open(path: string, clock: { now: number }) {
+  const executor = createChdbExecutor(path);
+  const store = await createClickHouseStore({ executor });
+  const detector = await createClickHouseDetector({
+    executor,
+    store,
+    engine: { configFile: false },
+    startMs: T0,
+    lagMs: 60_000,
+    now: () => clock.now,
+  });
+  /** Writes spans into otel_traces as the Collector's exporter does, past loopguard. */
+  const collector = (spans: SpanRecord[]) => executor.insert('otel_traces', spans.map(spanToRow));
+  return { executor, store, detector, collector };
+}
+
+describe('detection over otel_traces written by a Collector (ClickHouse)', () => {
+  it('decides new spans incrementally, each once, and continues from its cursor after a restart', async () => {
+    const path = join(dir, 'db');
+    const clock = { now: T0 + 35_000 };
+    const first = [
+      ...[0, 5, 10, 15].map((t) => call('gen_ai', t, 'Paris')),
+      ...[1, 6, 11].map((t) => call('openinference', t, 'x')),
+    ];
+    // after the restart: more repeats, and a late Collector batch holding a call that started
+    // before calls already decided (a different city between the 2nd and 3rd of conv's)
+    const second = [
+      ...[20, 25].map((t) => call('gen_ai', t, 'Paris')),
+      call('gen_ai', 7, 'Rome'),
+      ...[16, 21].map((t) => call('openinference', t, 'x')),
+    ];
+    const all = [...first, ...second];
+
+    let db = await open(path, clock);
+    await db.collector(first);
+    const pass1 = await db.detector.pass();
+    expect(pass1.decided).toBe(first.length);
+    const conv1 = (await db.store.session('conv', ALL))!.calls;
+    expect(conv1.map((c) => c.streak)).toEqual([1, 2, 3, 4]);
+    expect(conv1.every((c) => c.attributes['loopguard.detected_by'] === 'dashboard')).toBe(true);
+    // nothing new: nothing decided again
+    expect((await db.detector.pass()).decided).toBe(0);
+    await db.detector.stop();
+    await db.store.close();
+
+    db = await open(path, clock);
+    await db.collector(second);
+    clock.now = T0 + 40_000;
+    const pass2 = await db.detector.pass();
+    expect(pass2.decided).toBe(second.length);
+    expect(pass2.redecided).toBeGreaterThan(0);
+    expect((await db.detector.pass()).decided).toBe(0);
+
+    const stored = [];
+    for (const scope of ['conv', 'oi']) {
+      for (const c of (await db.store.session(scope, ALL))!.calls) {
+        stored.push({
+          scope,
+          start: c.time,
+          action: c.action,
+          streak: c.streak,
+          findings: c.events.filter((e) => e.name.startsWith('loopguard.')).length,
+        });
+      }
+    }
+    const expected = inOrder(all);
+    expect(expected.filter((e) => e.scope === 'conv').map((e) => e.streak)).toEqual([
+      1, 2, 1, 1, 2, 3, 4,
+    ]);
+    expect(byStart(stored)).toEqual(expected);
+
+    // the lists show them as the dashboard's, each span once
+    const hotspots = (await db.store.hotspots(ALL)).rows;
+    const paris = hotspots.find((h) => h.tool === 'get_weather' && h.calls > 1)!;
+    expect(paris).toMatchObject({ service: 'weather-py', calls: 6, longestStreak: 4 });
+    const summary = await db.store.summary(ALL);
+    expect(summary.calls).toBe(all.length);
+    // counters: each call once (the views counted GenAI execute_tool spans at insert; the
+    // detector the others), each finding of a new decision once, labelled as the dashboard's
+    const counters = await db.store.counters();
+    const calls = counters.toolCalls.reduce((n, c) => n + c.value, 0);
+    expect(calls).toBe(all.length);
+    const search = counters.toolCalls.filter((c) => c.tool === 'search');
+    expect(search.every((c) => c.detectedBy === 'dashboard')).toBe(true);
+    const findings = counters.decisions
+      .filter((c) => c.detectedBy === 'dashboard')
+      .reduce((n, c) => n + c.value, 0);
+    expect(findings).toBeGreaterThan(0);
+    await db.detector.stop();
+    await db.store.close();
+  }, 120_000);
+});
