@@ -4,8 +4,15 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClickHouseDetector, Detector } from '../src/detect/index.js';
 import type { SpanRecord } from '../src/otlp/span.js';
-import { createChdbExecutor, createClickHouseStore } from '../src/store/clickhouse/index.js';
+import { startDashboard } from '../src/server/index.js';
+import {
+  createChdbExecutor,
+  createClickHouseStore,
+  createHttpExecutor,
+  parseClickHouseUrl,
+} from '../src/store/clickhouse/index.js';
 import { spanToRow } from '../src/store/clickhouse/rows.js';
+import { startClickHouseHttpShim } from './clickhouse-http-shim.js';
 import { hexId } from './span-fixtures.js';
 import { ALL, T0 } from './store-seed.js';
 
@@ -161,4 +168,61 @@ describe('detection over otel_traces written by a Collector (ClickHouse)', () =>
     await db.detector.stop();
     await db.store.close();
   }, 120_000);
+});
+
+describe('loopguard dashboard --store clickhouse:// with a Collector writing otel_traces', () => {
+  it('decides the Collector’s tool-call spans and serves them as the dashboard’s', async () => {
+    const shim = await startClickHouseHttpShim({ user: 'lg', password: 'pw' });
+    const dashboard = await startDashboard({
+      port: 0,
+      host: '127.0.0.1',
+      storeUrl: shim.url,
+      token: '',
+    });
+    const collector = createHttpExecutor(parseClickHouseUrl(shim.url));
+    try {
+      const start = Date.now() - 60_000;
+      const spans = [0, 1, 2, 3, 4].map((i) => {
+        const s = call('gen_ai', 0, 'Oslo');
+        s.startTimeUnixNano = BigInt(start + i * 1000) * 1_000_000n;
+        return s;
+      });
+      console.log('inserting');
+      await collector.insert('otel_traces', spans.map(spanToRow));
+      console.log('inserted');
+      const api = async <T>(path: string) =>
+        (await (await fetch(`${dashboard.url}${path}`)).json()) as T;
+      type Hotspots = { rows: { tool: string; calls: number; nudges: number; warns: number }[] };
+      let hotspots: Hotspots = { rows: [] };
+      for (let i = 0; i < 200 && hotspots.rows.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        hotspots = await api<Hotspots>('/api/hotspots?range=1h');
+      }
+      expect(hotspots.rows).toEqual([expect.objectContaining({ tool: 'get_weather', calls: 5 })]);
+      expect(hotspots.rows[0]!.nudges + hotspots.rows[0]!.warns).toBeGreaterThan(0);
+      const session = await api<{
+        calls: { streak: number; attributes: Record<string, string> }[];
+      }>(`/api/session?scope=conv&range=1h`);
+      expect(session.calls.map((c) => c.streak)).toEqual([1, 2, 3, 4, 5]);
+      expect(
+        session.calls.every((c) => c.attributes['loopguard.detected_by'] === 'dashboard'),
+      ).toBe(true);
+      const metrics = await (await fetch(`${dashboard.url}/metrics`)).text();
+      // each finding counted once, labelled as the dashboard's; each call once
+      const counted = [
+        ...metrics.matchAll(/^loopguard_decisions_total\{[^}]*detected_by="dashboard"\} (\d+)$/gm),
+      ].reduce((n, m) => n + Number(m[1]), 0);
+      const events = session.calls.reduce(
+        (n, c) => n + c.events.filter((e) => e.name.startsWith('loopguard.')).length,
+        0,
+      );
+      expect(events).toBeGreaterThan(0);
+      expect(counted).toBe(events);
+      expect(metrics).toMatch(/^loopguard_tool_calls_total\{[^}]*tool="get_weather"[^}]*\} 5$/m);
+    } finally {
+      await collector.close();
+      await dashboard.close();
+      await shim.close();
+    }
+  }, 60_000);
 });
