@@ -201,7 +201,7 @@ describe('loopguard dashboard --store clickhouse:// with a Collector writing ote
       expect(hotspots.rows).toEqual([expect.objectContaining({ tool: 'get_weather', calls: 5 })]);
       expect(hotspots.rows[0]!.nudges + hotspots.rows[0]!.warns).toBeGreaterThan(0);
       const session = await api<{
-        calls: { streak: number; attributes: Record<string, string> }[];
+        calls: { streak: number; attributes: Record<string, string>; events: { name: string }[] }[];
       }>(`/api/session?scope=conv&range=1h`);
       expect(session.calls.map((c) => c.streak)).toEqual([1, 2, 3, 4, 5]);
       expect(
