@@ -170,6 +170,32 @@ describe('detection over otel_traces written by a Collector (ClickHouse)', () =>
   }, 120_000);
 });
 
+describe('detection over otel_traces, page by page', () => {
+  it('reads at most maxSpans a pass and decides the rest in the next ones, in start order', async () => {
+    const executor = createChdbExecutor(join(dir, 'paged'));
+    const store = await createClickHouseStore({ executor });
+    try {
+      const detector = await createClickHouseDetector({
+        executor,
+        store,
+        engine: { configFile: false },
+        startMs: T0,
+        maxSpans: 2,
+        now: () => T0 + 60_000,
+      });
+      const spans = [0, 1, 2, 3, 4].map((t) => call('gen_ai', t, 'Paris'));
+      await executor.insert('otel_traces', spans.map(spanToRow));
+      const decided: number[] = [];
+      for (let i = 0; i < 6; i++) decided.push((await detector.pass()).decided);
+      expect(decided).toEqual([2, 2, 1, 0, 0, 0]);
+      const calls = (await store.session('conv', ALL))!.calls;
+      expect(calls.map((c) => c.streak)).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
+
 describe('loopguard dashboard --store clickhouse:// with a Collector writing otel_traces', () => {
   it('decides the Collector’s tool-call spans and serves them as the dashboard’s', async () => {
     const shim = await startClickHouseHttpShim({ user: 'lg', password: 'pw' });

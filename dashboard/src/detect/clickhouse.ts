@@ -210,7 +210,8 @@ export async function createClickHouseDetector(
     const at = now();
     const from = (await cursor()) ?? options.startMs ?? at - historyMs;
     const to = at - settleMs;
-    if (to <= from) return { decided: 0, redecided: 0, cursorMs: from };
+    const readFrom = Math.max(0, from - lagMs);
+    if (to <= readFrom) return { decided: 0, redecided: 0, cursorMs: from };
     const rows = await exec.query(
       `SELECT ${SPAN_COLUMNS} FROM otel_traces
       WHERE Timestamp >= fromUnixTimestamp64Milli({from:Int64})
@@ -219,13 +220,15 @@ export async function createClickHouseDetector(
         AND ${attr('loopguard.signature')} = '' AND NOT mapContains(SpanAttributes, 'loopguard.scope')
         AND (${CANDIDATE_SQL})
       ORDER BY Timestamp LIMIT 1 BY TraceId, SpanId LIMIT {limit:UInt64}`,
-      { from: Math.max(0, from - lagMs), to, limit: maxSpans },
+      { from: readFrom, to, limit: maxSpans },
     );
     const spans = rows.map(rowToSpan);
     // a full page: the cursor stops at its last span, the rest comes in the next pass
     const last = spans[spans.length - 1];
     const cursorMs =
-      spans.length >= maxSpans && last ? Number(last.startTimeUnixNano / 1_000_000n) + lagMs : to;
+      spans.length >= maxSpans && last
+        ? Math.max(from, Number(last.startTimeUnixNano / 1_000_000n))
+        : to;
     const detector = new Detector({ ...(options.engine ? { engine: options.engine } : {}) });
     const scopes = new Set<string>();
     const countedAtInsert = new Set<string>();
@@ -245,7 +248,7 @@ export async function createClickHouseDetector(
           AND has(JSONExtract({scopes:String}, 'Array(String)'), ${attr('loopguard.scope')})
         LIMIT 1 BY TraceId, SpanId`,
         {
-          since: Math.max(0, from - lagMs - historyMs),
+          since: Math.max(0, readFrom - historyMs),
           by: DETECTED_BY_DASHBOARD,
           scopes: JSON.stringify([...scopes]),
         },
