@@ -183,11 +183,19 @@ describe('detection over otel_traces, page by page', () => {
         maxSpans: 2,
         now: () => T0 + 60_000,
       });
-      const spans = [0, 1, 2, 3, 4].map((t) => call('gen_ai', t, 'Paris'));
-      await executor.insert('otel_traces', spans.map(spanToRow));
+      // first, a full page of execute_tool spans naming no tool: no call, passed over
+      const nameless = [0, 0].map(() => {
+        const s = call('gen_ai', 0, 'Paris');
+        delete s.attributes['gen_ai.tool.name'];
+        delete s.attributes['gen_ai.conversation.id'];
+        s.name = 'execute_tool';
+        return s;
+      });
+      const spans = [1, 2, 3, 4, 5].map((t) => call('gen_ai', t, 'Paris'));
+      await executor.insert('otel_traces', [...nameless, ...spans].map(spanToRow));
       const decided: number[] = [];
       for (let i = 0; i < 6; i++) decided.push((await detector.pass()).decided);
-      expect(decided).toEqual([2, 2, 1, 0, 0, 0]);
+      expect(decided).toEqual([0, 2, 2, 1, 0, 0]);
       const calls = (await store.session('conv', ALL))!.calls;
       expect(calls.map((c) => c.streak)).toEqual([1, 2, 3, 4, 5]);
     } finally {

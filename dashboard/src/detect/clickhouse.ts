@@ -223,12 +223,6 @@ export async function createClickHouseDetector(
       { from: readFrom, to, limit: maxSpans },
     );
     const spans = rows.map(rowToSpan);
-    // a full page: the cursor stops at its last span, the rest comes in the next pass
-    const last = spans[spans.length - 1];
-    const cursorMs =
-      spans.length >= maxSpans && last
-        ? Math.max(from, Number(last.startTimeUnixNano / 1_000_000n))
-        : to;
     const detector = new Detector({ ...(options.engine ? { engine: options.engine } : {}) });
     const scopes = new Set<string>();
     const countedAtInsert = new Set<string>();
@@ -258,6 +252,16 @@ export async function createClickHouseDetector(
     detector.take(spans);
     const decided = detector.flush();
     const changed = detector.redecided();
+    // a full page: the cursor stops at its last span (decided spans are not read again), the rest
+    // comes in the next pass; a full page of spans no convention reads as a call is passed over
+    const last = spans[spans.length - 1];
+    const lastMs = last ? Number(last.startTimeUnixNano / 1_000_000n) : to;
+    const cursorMs =
+      spans.length < maxSpans
+        ? to
+        : decided.length > 0
+          ? Math.max(from, lastMs)
+          : Math.max(from, lastMs + 1 + lagMs);
     if (decided.length + changed.length > 0) await redecide([...decided, ...changed]);
     const counters = counterRows(decided, countedAtInsert);
     if (counters.length > 0) {
