@@ -26,9 +26,13 @@ export const contentTypeOf = (encoding) =>
  * its own (the streaks still count to 10), the most hotspot rollup rows a request can bring.
  * With `signatures: 'foreign'` the same calls come as OpenInference TOOL spans without any
  * loopguard attribute (`tool.name`, `input.value`, `session.id`): the dashboard decides them.
+ * With `signatures: 'decided'` they are those spans as the dashboard stores them once decided
+ * (the dashboard's own Detector run over each body): the same spans already carrying loopguard's
+ * attributes and finding events, the baseline of the 'foreign' row.
  */
 export async function buildBodies(encoding, count, size, { signatures = 'runs' } = {}) {
   const serializer = encoding === 'protobuf' ? ProtobufTraceSerializer : JsonTraceSerializer;
+  if (signatures === 'decided') return decidedBodies(serializer, count, size);
   const bodies = [];
   for (let b = 0; b < count; b++) {
     const exporter = new InMemorySpanExporter();
@@ -88,6 +92,44 @@ export async function buildBodies(encoding, count, size, { signatures = 'runs' }
           'loopguard.count': streak,
         });
       span.end();
+    }
+    await provider.forceFlush();
+    bodies.push(serializer.serializeRequest(exporter.getFinishedSpans()));
+    await provider.shutdown();
+  }
+  return bodies;
+}
+
+/** The 'foreign' bodies as the dashboard's Detector decides them, encoded again by the SDK. */
+async function decidedBodies(serializer, count, size) {
+  const { Detector } = await import(
+    new URL('../../dashboard/dist/detect/index.js', import.meta.url).href
+  );
+  const { ProtobufDecoder } = await import(
+    new URL('../../dashboard/dist/otlp/index.js', import.meta.url).href
+  );
+  const decoder = new ProtobufDecoder();
+  const foreign = await buildBodies('protobuf', count, size, { signatures: 'foreign' });
+  const bodies = [];
+  for (const [b, body] of foreign.entries()) {
+    const detector = new Detector();
+    const spans = detector.take(decoder.decode(Buffer.from(body)).spans);
+    spans.push(...detector.flush());
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': `load-${b % 4}` }),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const tracer = provider.getTracer('@loopguard/otel', '0.1.0');
+    const hr = (ns) => [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
+    for (const s of spans) {
+      const span = tracer.startSpan(
+        s.name,
+        { attributes: s.attributes, startTime: hr(s.startTimeUnixNano) },
+        ROOT_CONTEXT,
+      );
+      for (const e of s.events) span.addEvent(e.name, e.attributes, hr(e.timeUnixNano));
+      span.end(hr(s.startTimeUnixNano + s.durationNs));
     }
     await provider.forceFlush();
     bodies.push(serializer.serializeRequest(exporter.getFinishedSpans()));

@@ -177,7 +177,7 @@ async function ingestCase(label, url, encoding, batches, options = {}) {
 
 /**
  * The loopguard rows: [label, encoding, batches, spans per request, requests in flight, signatures
- * ('runs' of 10 calls, 'distinct', or 'foreign': see bodies.mjs)].
+ * ('runs' of 10 calls, 'distinct', 'decided' or 'foreign': see bodies.mjs)].
  */
 const LOOPGUARD_CASES = [
   ['loopguard dashboard (DuckDB, group commit)', 'json', BATCHES, BATCH, CONCURRENCY],
@@ -191,8 +191,18 @@ const LOOPGUARD_CASES = [
     CONCURRENCY,
     'distinct',
   ],
+  // the spans of the next row as the dashboard stores them once decided, sent already carrying
+  // loopguard's attributes and findings: the baseline of the next row
+  [
+    "loopguard dashboard, the next row's spans sent already decided",
+    'protobuf',
+    BATCHES,
+    BATCH,
+    CONCURRENCY,
+    'decided',
+  ],
   // the same calls as OpenInference spans without loopguard attributes, which the dashboard
-  // decides at ingest (issue 27: at least 80% of the protobuf row above, 512-span requests)
+  // decides at ingest (issue 27: at least 80% of the spans/s of the row above)
   [
     'loopguard dashboard, OpenInference spans decided by the dashboard',
     'protobuf',

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { engineCallOf, mapToolCall, TOOL_CALL_CONVENTIONS } from '../src/otlp/index.js';
+import {
+  engineCallOf,
+  LoopguardToolSpans,
+  mapToolCall,
+  TOOL_CALL_CONVENTIONS,
+} from '../src/otlp/index.js';
 import type { SpanRecord } from '../src/otlp/span.js';
 import { hexId, makeToolSpan } from './span-fixtures.js';
 
@@ -156,5 +161,65 @@ describe('mapToolCall', () => {
       'openinference',
     ]);
     for (const c of TOOL_CALL_CONVENTIONS) expect(c.captureHint).not.toBe('');
+  });
+});
+
+describe('LoopguardToolSpans', () => {
+  const trace = hexId(16);
+  const at = (spanId: string, parentSpanId: string, o: Partial<SpanRecord> = {}) =>
+    span('x', {}, { traceId: trace, spanId, parentSpanId, ...o });
+  const ours = (start: bigint, end: bigint, tool = 'grep') =>
+    span(
+      'execute_tool grep',
+      { 'gen_ai.tool.name': tool, 'loopguard.signature': `${tool}:1` },
+      {
+        parentSpanId: '',
+        startTimeUnixNano: start,
+        durationNs: end - start,
+      },
+    );
+  const theirs = (start: bigint, end: bigint, o: Partial<SpanRecord> = {}) =>
+    span('search', {}, { startTimeUnixNano: start, durationNs: end - start, ...o });
+
+  it("covers the parent and the children of loopguard's spans, not siblings or other traces", () => {
+    const own = new LoopguardToolSpans();
+    own.add(at('b'.repeat(16), 'a'.repeat(16)));
+    expect(own.covers(at('a'.repeat(16), ''), 't')).toBe(true); // the SDK's span around ours
+    expect(own.covers(at('c'.repeat(16), 'b'.repeat(16)), 't')).toBe(true); // a span inside ours
+    expect(own.covers(at('d'.repeat(16), 'a'.repeat(16)), 't')).toBe(false); // a sibling
+    expect(own.covers(span('x', {}, { spanId: 'a'.repeat(16), parentSpanId: '' }), 't')).toBe(
+      false,
+    );
+    // a root span of ours covers no span with no parent
+    own.add(at('e'.repeat(16), ''));
+    expect(own.covers(at('f'.repeat(16), ''), 't')).toBe(false);
+  });
+
+  it('covers a call of the same tool and service at an overlapping time', () => {
+    const own = new LoopguardToolSpans();
+    own.add(ours(100n, 200n));
+    expect(own.covers(theirs(90n, 210n), 'grep')).toBe(true); // around ours, another trace
+    expect(own.covers(theirs(120n, 180n), 'grep')).toBe(true); // within ours
+    expect(own.covers(theirs(90n, 190n), 'grep')).toBe(true); // ours ended last
+    expect(own.covers(theirs(201n, 250n), 'grep')).toBe(false); // the next call
+    expect(own.covers(theirs(50n, 99n), 'grep')).toBe(false); // the one before
+    expect(own.covers(theirs(90n, 210n), 'find')).toBe(false); // another tool
+    expect(own.covers(theirs(90n, 210n, { serviceName: 'other' }), 'grep')).toBe(false);
+  });
+
+  it('forgets the oldest spans past its bound', () => {
+    const own = new LoopguardToolSpans(2);
+    const ids = ['1', '2', '3'].map((d) => d.repeat(16));
+    for (const id of ids) own.add(at(id, ''));
+    expect(own.covers(at('9'.repeat(16), ids[0]!), 't')).toBe(false);
+    expect(own.covers(at('9'.repeat(16), ids[1]!), 't')).toBe(true);
+    expect(own.covers(at('9'.repeat(16), ids[2]!), 't')).toBe(true);
+  });
+
+  it('keeps the latest 256 calls of a tool for the time rule', () => {
+    const own = new LoopguardToolSpans();
+    for (let i = 0n; i < 257n; i++) own.add(ours(i * 10n, i * 10n + 5n));
+    expect(own.covers(theirs(0n, 6n), 'grep')).toBe(false);
+    expect(own.covers(theirs(10n, 16n), 'grep')).toBe(true);
   });
 });

@@ -273,6 +273,7 @@ describe('PromQL against the real /metrics of the dashboard', () => {
       loopguard_detection_late_calls_total: [],
       loopguard_detection_redecided_calls_total: [],
       loopguard_detection_forgotten_scopes_total: [],
+      loopguard_detection_covered_calls_total: [],
       loopguard_detection_pending_calls: [],
     });
     // the contract's five are counters (contract section 4); the waiting calls a gauge
@@ -286,6 +287,7 @@ describe('PromQL against the real /metrics of the dashboard', () => {
       loopguard_detection_late_calls_total: 'counter',
       loopguard_detection_redecided_calls_total: 'counter',
       loopguard_detection_forgotten_scopes_total: 'counter',
+      loopguard_detection_covered_calls_total: 'counter',
       loopguard_detection_pending_calls: 'gauge',
     });
     expect([...types.keys()].sort()).toEqual([...exposition.keys()].sort());

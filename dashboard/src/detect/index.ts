@@ -8,5 +8,7 @@ export type {
 export { createClickHouseDetector } from './clickhouse.js';
 export type { DetectorOptions, DetectorStats, UncapturedService } from './detector.js';
 export { Detector } from './detector.js';
+export type { DetectionJournal, OpenedJournal } from './journal.js';
+export { openJournal } from './journal.js';
 export type { DetectingStore, DetectingStoreOptions } from './store.js';
 export { detectingStore } from './store.js';

@@ -1,6 +1,7 @@
-import type { SpanRecord } from '../otlp/span.js';
+import type { SpanRecord } from '../otlp/index.js';
 import type { CounterSnapshot, Store } from '../store/index.js';
 import { Detector, type DetectorOptions } from './detector.js';
+import type { DetectionJournal } from './journal.js';
 
 /** Options of `detectingStore`. */
 export interface DetectingStoreOptions extends DetectorOptions {
@@ -11,6 +12,13 @@ export interface DetectingStoreOptions extends DetectorOptions {
    * the next tick).
    */
   onError?: (error: unknown) => void;
+  /**
+   * Where held spans are written before their request is answered (`openJournal`), so that none
+   * is lost when the dashboard is killed; without one, held spans live in memory only.
+   */
+  journal?: DetectionJournal;
+  /** Spans a previous process left in the journal: held again (or stored) at once. */
+  recovered?: SpanRecord[];
 }
 
 /** A store that decides the tool calls of agents without loopguard before storing them. */
@@ -40,6 +48,7 @@ export function detectingStore(store: Store, options: DetectingStoreOptions = {}
     const changed = new Map<string, SpanRecord>();
     for (const s of [...redo, ...detector.redecided()]) changed.set(spanKey(s), s);
     redo = [];
+    if (batch.length === 0 && changed.size === 0) return;
     for (let i = 0; i < batch.length && changed.size > 0; i++) {
       const now = changed.get(spanKey(batch[i]!));
       if (now === undefined) continue;
@@ -54,14 +63,37 @@ export function detectingStore(store: Store, options: DetectingStoreOptions = {}
       options.onError?.(error);
       return;
     }
-    if (changed.size === 0 || !store.redecide) return;
+    if (changed.size > 0 && store.redecide) {
+      try {
+        await store.redecide([...changed.values()]);
+      } catch (error) {
+        redo = [...changed.values()];
+        options.onError?.(error);
+      }
+    }
+    await settleJournal();
+  };
+  const journal = options.journal;
+  const settleJournal = async () => {
+    if (!journal) return;
     try {
-      await store.redecide([...changed.values()]);
+      await journal.clearIf(() => retry.length === 0 && detector.stats().pendingCalls === 0);
+      await journal.compactIf(() => [...retry, ...detector.heldSpans()]);
     } catch (error) {
-      redo = [...changed.values()];
       options.onError?.(error);
     }
   };
+  const take = (spans: SpanRecord[]) => {
+    const kept = detector.take(spans);
+    if (kept === spans) return { kept, held: [] };
+    const stored = new Set(kept);
+    return { kept, held: spans.filter((s) => !stored.has(s)) };
+  };
+  let recovering: Promise<void> = Promise.resolve();
+  if (options.recovered?.length) {
+    const { kept } = take(options.recovered);
+    if (kept.length) recovering = store.insert(kept).catch((e) => options.onError?.(e));
+  }
   const settle = () => {
     running ??= write(detector.due()).finally(() => {
       running = undefined;
@@ -75,7 +107,9 @@ export function detectingStore(store: Store, options: DetectingStoreOptions = {}
     stopping ??= (async () => {
       clearInterval(timer);
       await running;
+      await recovering.catch(() => undefined);
       await write(detector.flush());
+      await journal?.close();
     })();
     return stopping;
   };
@@ -84,7 +118,11 @@ export function detectingStore(store: Store, options: DetectingStoreOptions = {}
     detector,
     settle,
     stop,
-    insert: (spans, rejected) => store.insert(detector.take(spans), rejected),
+    async insert(spans, rejected) {
+      const { kept, held } = take(spans);
+      // a 200 means committed: held spans are in the journal before the request is answered
+      await Promise.all([journal?.append(held), store.insert(kept, rejected)]);
+    },
     summary: (filter) => store.summary(filter),
     hotspots: (filter, page) => store.hotspots(filter, page),
     sessions: (filter, page) => store.sessions(filter, page),

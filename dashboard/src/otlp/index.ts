@@ -16,6 +16,7 @@ export {
   DETECTED_SOURCE,
   engineCallOf,
   hasLoopguardDecision,
+  LoopguardToolSpans,
   mapToolCall,
   TOOL_CALL_CONVENTIONS,
 } from './genai/index.js';

@@ -4,7 +4,8 @@ import type { DashboardOptions } from './types.js';
 
 /**
  * Parses `loopguard dashboard` flags: --port --host --allowed-host (repeatable, or
- * comma-separated) --db --retention --token --store --max-body-bytes --prices --config --no-detect.
+ * comma-separated) --db --retention --token --store --max-body-bytes --prices --config --no-detect
+ * --detect-journal.
  */
 export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
   const out: DashboardOptions = {};
@@ -63,6 +64,9 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardOptions {
         break;
       case '--no-detect':
         out.detect = false;
+        break;
+      case '--detect-journal':
+        out.detectJournal = value();
         break;
       default:
         throw new Error(`unknown dashboard option "${arg}"`);

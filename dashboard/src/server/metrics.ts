@@ -158,6 +158,11 @@ export class MetricsExposition {
         'Settled scopes the dashboard stopped remembering (bounds on settled scopes and calls); a late call there re-decides nothing.',
         [[{}, d.forgottenScopes]],
       );
+      family(
+        'loopguard_detection_covered_calls_total',
+        "Tool-call spans of another instrumentation around (or inside) loopguard's own span of the same call: not decided again.",
+        [[{}, d.coveredCalls]],
+      );
       out.push(
         '# HELP loopguard_detection_pending_calls Tool calls held until their scope settles.',
         '# TYPE loopguard_detection_pending_calls gauge',

@@ -3,6 +3,8 @@ import {
   type ClickHouseDetector,
   createClickHouseDetector,
   detectingStore,
+  type OpenedJournal,
+  openJournal,
 } from '../detect/index.js';
 import type { SqlExecutor } from '../store/clickhouse/index.js';
 import {
@@ -20,7 +22,7 @@ import type { AppOptions, DashboardOptions, RunningDashboard } from './types.js'
 
 async function openStore(
   o: DashboardOptions,
-): Promise<{ store: Store; owned: boolean; executor?: SqlExecutor }> {
+): Promise<{ store: Store; owned: boolean; duckDbPath?: string; executor?: SqlExecutor }> {
   if (o.store) return { store: o.store, owned: false };
   const url = o.storeUrl;
   if (url && !/^duckdb:/i.test(url)) {
@@ -36,7 +38,7 @@ async function openStore(
   const path = url ? url.replace(/^duckdb:(\/\/)?/i, '') || DEFAULT_DB_PATH : o.db;
   const opts: DuckDbStoreOptions = { path: path ?? DEFAULT_DB_PATH };
   try {
-    return { store: await openDuckDbStore(opts), owned: true };
+    return { store: await openDuckDbStore(opts), owned: true, duckDbPath: opts.path };
   } catch (error) {
     // "EACCES: permission denied, mkdir '.loopguard'" alone does not say it is about the database
     throw new Error(
@@ -116,12 +118,35 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   const retentionMs =
     options.retention === undefined ? undefined : parseRetention(options.retention, 'retention');
   const prices = options.prices === undefined ? undefined : loadPrices(options.prices);
-  const { store: opened, owned, executor } = await openStore(options);
+  const { store: opened, owned, duckDbPath, executor } = await openStore(options);
+  const journalPath =
+    options.detect === false || options.detectJournal === false
+      ? undefined
+      : (options.detectJournal ??
+        (duckDbPath && duckDbPath !== ':memory:' ? `${duckDbPath}.detect.jsonl` : undefined));
+  let journal: OpenedJournal | undefined;
+  if (journalPath !== undefined) {
+    try {
+      journal = await openJournal(journalPath);
+    } catch (error) {
+      if (owned) await opened.close();
+      throw new Error(
+        `cannot open the detection journal ${journalPath} (--detect-journal): ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    if (journal.unreadable > 0) {
+      console.error(
+        `detection: ${journal.unreadable} unreadable line(s) in ${journalPath} left out (cut short by a crash)`,
+      );
+    }
+  }
   const detecting =
     options.detect === false
       ? undefined
       : detectingStore(opened, {
           ...options.detect,
+          ...(journal ? { journal: journal.journal, recovered: journal.recovered } : {}),
           engine: {
             ...options.detect?.engine,
             ...(options.config !== undefined ? { configFile: options.config } : {}),

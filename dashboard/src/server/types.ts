@@ -82,6 +82,13 @@ export interface DashboardOptions {
    * with the engine's config file discovered as the agents' is, or `config`.
    */
   detect?: false | DetectingStoreOptions;
+  /**
+   * File where detection keeps the spans it holds until their scope settles (`--detect-journal`),
+   * written before each request is answered. Default: beside the DuckDB file
+   * (`<db>.detect.jsonl`); with another store, none unless given (held spans are then in memory
+   * only). `false`: none.
+   */
+  detectJournal?: string | false;
   /** The engine's config file for detection (`--config`). */
   config?: string;
 }

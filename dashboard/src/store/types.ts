@@ -53,6 +53,7 @@ export interface CounterSnapshot {
     lateCalls: number;
     redecidedCalls: number;
     forgottenScopes: number;
+    coveredCalls: number;
   };
 }
 

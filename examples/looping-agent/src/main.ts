@@ -42,14 +42,16 @@ async function main(argv: string[]): Promise<number> {
     signal: controller.signal,
     onSession: (s) =>
       process.stdout.write(
-        `${s.conversationId}  hard_stop=${s.hardStop}  steps=${s.steps}  tool_calls=${s.toolCalls}  ${s.outcome}\n`,
+        `${s.conversationId}  hard_stop=${s.hardStop}  steps=${s.steps}  tool_calls=${s.toolCalls}  ${s.outcome}  loop_tokens=${s.loopTokens.inputTokens + s.loopTokens.outputTokens}\n`,
       ),
   });
   const a = summary.actions;
+  const t = summary.loopTokens;
   const where = summary.exportError ? 'run (not all exported)' : `exported to ${summary.tracesUrl}`;
   process.stdout.write(
     `${summary.sessionCount} sessions ${where}: ` +
-      `allow=${a.allow} nudge=${a.nudge} warn=${a.warn} block=${a.block} halt=${a.halt}\n`,
+      `allow=${a.allow} nudge=${a.nudge} warn=${a.warn} block=${a.block} halt=${a.halt}; ` +
+      `spent in loops: ${t.inputTokens + t.outputTokens} tokens (${t.cachedInputTokens} cached input)\n`,
   );
   if (summary.exportError) {
     process.stderr.write(

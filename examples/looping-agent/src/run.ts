@@ -1,10 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { createGuard, type Guard, guardAiSdkTools, loopHalted, withScope } from '@loopguard/otel';
+import {
+  createGuard,
+  type Guard,
+  guardAiSdkTools,
+  guardedAiSdkExports,
+  loopHalted,
+  loopHaltOf,
+  withScope,
+} from '@loopguard/otel';
 import { SpanKind, SpanStatusCode, type TracerProvider } from '@opentelemetry/api';
-import { generateText, stepCountIs } from 'ai';
+import * as ai from 'ai';
 import { type ScenarioName, sessionPlan } from './scenarios.js';
 import { ScriptedAgentModel } from './scripted-model.js';
-import { type ActionCounts, createTelemetry, tracesUrl } from './telemetry.js';
+import {
+  type ActionCounts,
+  createTelemetry,
+  type LoopTokens,
+  noLoopTokens,
+  tracesUrl,
+} from './telemetry.js';
 import { createTools } from './tools.js';
 
 /** Options of `runLoopingAgent`; all optional. */
@@ -37,6 +51,8 @@ export interface SessionSummary {
   steps: number;
   toolCalls: number;
   outcome: SessionOutcome;
+  /** Tokens of the model steps behind this session's flagged calls, from its tool spans. */
+  loopTokens: LoopTokens;
 }
 
 /** What a run did. `sessions` keeps the latest 100. */
@@ -46,6 +62,8 @@ export interface Summary {
   sessions: SessionSummary[];
   /** `loopguard.action` of every exported tool span. */
   actions: ActionCounts;
+  /** `loopTokens` of every session of the run, summed. */
+  loopTokens: LoopTokens;
   /** Set when the final flush to the OTLP endpoint failed (spans of the run may be lost). */
   exportError?: string;
 }
@@ -57,6 +75,15 @@ interface Guards {
   halting: Guard;
   returning: Guard;
 }
+
+/**
+ * The AI SDK's `generateText` as loopguard patches it (what `register` does to the module): the
+ * tools, already guarded, are passed through; each model step's usage and model reach the tool
+ * spans of its calls. With the SDK's own telemetry on, no run span is added (the agent opens its
+ * own below).
+ */
+const { generateText } = guardedAiSdkExports({ generateText: ai.generateText });
+
 const KEEP_SESSIONS = 100;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -77,6 +104,7 @@ async function runSession(
   runId: string,
   guards: Guards,
   provider: TracerProvider,
+  takeLoopTokens: (scope: string) => LoopTokens,
 ): Promise<SessionSummary> {
   const { scenario, hardStop, onHalt } = sessionPlan(index);
   const guard = !hardStop ? guards.soft : onHalt === 'throw' ? guards.halting : guards.returning;
@@ -101,37 +129,38 @@ async function runSession(
       },
       async (span) => {
         try {
-          const result = await generateText({
-            model,
-            system: 'You are a coding agent. Use the tools to complete the task.',
-            prompt: scenario.task,
-            tools,
-            stopWhen: [stepCountIs(40), loopHalted()],
-            experimental_telemetry: { isEnabled: true, tracer, functionId: scenario.name },
-          });
-          const parts = result.steps.flatMap((step) => step.content);
-          const halted = parts.some(
-            (p) =>
-              p.type === 'tool-error' &&
-              p.error instanceof Error &&
-              p.error.name === 'LoopHaltError',
-          );
-          const outcome: SessionOutcome = halted
-            ? 'halted'
-            : result.text.startsWith('I will stop')
-              ? 'gave_up'
-              : 'answered';
+          let outcome: SessionOutcome;
+          try {
+            const result = await generateText({
+              model,
+              system: 'You are a coding agent. Use the tools to complete the task.',
+              prompt: scenario.task,
+              tools,
+              stopWhen: [ai.stepCountIs(40), loopHalted()],
+              experimental_telemetry: { isEnabled: true, tracer, functionId: scenario.name },
+            });
+            // a refused call (onHalt: 'return') ends the patched run with loopguard's final message
+            outcome =
+              result.text.startsWith('I will stop') || result.text.startsWith('[loopguard]')
+                ? 'gave_up'
+                : 'answered';
+          } catch (error) {
+            // the patched SDK ends a run loopguard halted with its LoopHaltError
+            if (!loopHaltOf(error)) throw error;
+            outcome = 'halted';
+          }
           span.setAttribute('loopguard.example.outcome', outcome);
-          if (halted)
+          if (outcome === 'halted')
             span.setStatus({ code: SpanStatusCode.ERROR, message: 'halted by loopguard' });
           return {
             conversationId,
             scenario: scenario.name,
             hardStop,
             onHalt,
-            steps: result.steps.length,
-            toolCalls: parts.filter((p) => p.type === 'tool-call').length,
+            steps: model.modelCalls,
+            toolCalls: model.toolCalls,
             outcome,
+            loopTokens: takeLoopTokens(conversationId),
           };
         } finally {
           span.end();
@@ -166,7 +195,8 @@ async function flushAndStop(provider: {
 export async function runLoopingAgent(options: LoopingAgentOptions = {}): Promise<Summary> {
   const url = tracesUrl(options.endpoint);
   const service = options.serviceName ?? (process.env.OTEL_SERVICE_NAME || AGENT_NAME);
-  const { provider, counts } = createTelemetry(url, service);
+  const { provider, counts, takeLoopTokens } = createTelemetry(url, service);
+  const loopTokens = noLoopTokens();
   const engine = (hardStop: boolean) => ({ configFile: false as const, guardrails: { hardStop } });
   const common = { tracerProvider: provider, capture: true, agentName: AGENT_NAME };
   const guards: Guards = {
@@ -182,8 +212,10 @@ export async function runLoopingAgent(options: LoopingAgentOptions = {}): Promis
   let exportError: string | undefined;
   try {
     while (count < total && !options.signal?.aborted) {
-      const session = await runSession(count, runId, guards, provider);
+      const session = await runSession(count, runId, guards, provider, takeLoopTokens);
       count += 1;
+      for (const key of Object.keys(loopTokens) as (keyof LoopTokens)[])
+        loopTokens[key] += session.loopTokens[key];
       sessions.push(session);
       if (sessions.length > KEEP_SESSIONS) sessions.shift();
       options.onSession?.(session);
@@ -197,6 +229,7 @@ export async function runLoopingAgent(options: LoopingAgentOptions = {}): Promis
     sessionCount: count,
     sessions,
     actions: { ...counts },
+    loopTokens,
   };
   if (exportError) summary.exportError = exportError;
   return summary;

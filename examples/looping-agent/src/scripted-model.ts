@@ -12,10 +12,39 @@ export interface PlannedCall {
   args: Record<string, unknown>;
 }
 
-const usage = {
-  inputTokens: { total: 120, noCache: 120, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 24, text: 24, reasoning: 0 },
-};
+/** Token counts of one model step. */
+export interface StepTokens {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+}
+
+/**
+ * What model step `step` (1-based) of a session reports, the way a provider's would: the prompt
+ * grows by a tool call and its result each step (the earlier prompt served from the prompt cache),
+ * and a step writes a short call.
+ */
+export function stepTokens(step: number): StepTokens {
+  const n = Math.max(1, Math.floor(step));
+  return {
+    inputTokens: 840 + 160 * (n - 1),
+    outputTokens: 30 + ((n * 7) % 11),
+    cachedInputTokens: n === 1 ? 0 : 768 + 160 * (n - 2),
+  };
+}
+
+function usageOf(step: number) {
+  const t = stepTokens(step);
+  return {
+    inputTokens: {
+      total: t.inputTokens,
+      noCache: t.inputTokens - t.cachedInputTokens,
+      cacheRead: t.cachedInputTokens,
+      cacheWrite: 0,
+    },
+    outputTokens: { total: t.outputTokens, text: t.outputTokens, reasoning: 0 },
+  };
+}
 
 /** The text of the latest tool result in the prompt, and whether it was an error. */
 function lastToolResult(
@@ -48,6 +77,7 @@ export class ScriptedAgentModel implements LanguageModelV3 {
   readonly modelId: string;
   readonly supportedUrls = {};
   private step = 0;
+  private calls = 0;
 
   constructor(
     private readonly plan: readonly PlannedCall[],
@@ -56,7 +86,18 @@ export class ScriptedAgentModel implements LanguageModelV3 {
     this.modelId = `looping-agent-${plan[0]?.tool ?? 'idle'}`;
   }
 
+  /** Model calls answered so far: the steps of the session (each reports `stepTokens(n)`). */
+  get modelCalls(): number {
+    return this.calls;
+  }
+
+  /** Tool calls made so far (one per step until the model gives up or answers). */
+  get toolCalls(): number {
+    return this.step;
+  }
+
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    this.calls += 1;
     const last = lastToolResult(options.prompt);
     // a call loopguard refused ("Blocked: ...", or "Halted: ..." after the run was halted)
     if (
@@ -77,8 +118,9 @@ export class ScriptedAgentModel implements LanguageModelV3 {
     return {
       content: [{ type: 'text', text: `Calling ${next.tool}.` }, call],
       finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-      usage,
+      usage: usageOf(this.calls),
       warnings: [],
+      response: { modelId: this.modelId },
     };
   }
 
@@ -90,8 +132,9 @@ export class ScriptedAgentModel implements LanguageModelV3 {
     return {
       content: [{ type: 'text', text }],
       finishReason: { unified: 'stop', raw: 'stop' },
-      usage,
+      usage: usageOf(this.calls),
       warnings: [],
+      response: { modelId: this.modelId },
     };
   }
 }

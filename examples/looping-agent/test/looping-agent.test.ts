@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runLoopingAgent, type Summary } from '../src/index.js';
+import { runLoopingAgent, type Summary, stepTokens } from '../src/index.js';
 import { startOtlpReceiver, toolSpans as toolSpansOf } from './helpers/otlp-receiver.js';
 
 let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
@@ -67,7 +67,10 @@ describe('the looping agent, exported over OTLP/HTTP to a local receiver', () =>
     const nudge = withAction('nudge')[0]!;
     expect(nudge.attributes['loopguard.nudge.level']).toBe(1);
     expect(nudge.attributes['loopguard.streak']).toBe(3);
-    expect(spans.some((s) => s.attributes['loopguard.outcome'] === 'blocked')).toBe(true);
+    // a refused call (onHalt: 'return') ends its run with loopguard's message as the text
+    const refused = summary.sessions.filter((s) => s.hardStop && s.onHalt === 'return');
+    expect(refused.length).toBeGreaterThan(0);
+    for (const session of refused) expect(session.outcome).toBe('gave_up');
     const axes = new Set(spans.map((s) => s.attributes['loopguard.axis']).filter(Boolean));
     for (const axis of ['streak', 'exact_failure', 'no_progress', 'cycle', 'poll'])
       expect(axes).toContain(axis);
@@ -85,5 +88,45 @@ describe('the looping agent, exported over OTLP/HTTP to a local receiver', () =>
       expect(span.traceId).toBe(traceOf.get(span.attributes['loopguard.scope']));
       expect(byId.get(span.parentSpanId ?? '')?.name).toBe('ai.toolCall');
     }
+  });
+
+  it('gives each tool span the tokens and model of the step that made it', () => {
+    // the scripted model makes call k of a session at its model step k
+    for (const span of toolSpans()) {
+      const callId = String(span.attributes['gen_ai.tool.call.id']);
+      const k = Number(/-call-(\d+)$/.exec(callId)?.[1]);
+      const tokens = stepTokens(k);
+      expect(span.attributes).toMatchObject({
+        'gen_ai.usage.input_tokens': tokens.inputTokens,
+        'gen_ai.usage.output_tokens': tokens.outputTokens,
+        'gen_ai.usage.cache_read.input_tokens': tokens.cachedInputTokens,
+        'gen_ai.request.model': expect.stringMatching(/^looping-agent-/),
+        'gen_ai.response.model': expect.stringMatching(/^looping-agent-/),
+      });
+      expect(span.attributes['loopguard.step.id']).toEqual(expect.any(String));
+    }
+  });
+
+  it('sums the tokens of the steps behind flagged calls per session, as exported', () => {
+    const flagged = toolSpans().filter((s) => s.attributes['loopguard.action'] !== 'allow');
+    expect(flagged.length).toBeGreaterThan(0);
+    for (const session of summary.sessions) {
+      const mine = flagged.filter(
+        (s) => s.attributes['loopguard.scope'] === session.conversationId,
+      );
+      const steps = mine.map((s) =>
+        Number(/-call-(\d+)$/.exec(String(s.attributes['gen_ai.tool.call.id']))?.[1]),
+      );
+      const expected = steps.map(stepTokens);
+      expect(session.loopTokens).toEqual({
+        steps: steps.length,
+        inputTokens: expected.reduce((n, t) => n + t.inputTokens, 0),
+        outputTokens: expected.reduce((n, t) => n + t.outputTokens, 0),
+        cachedInputTokens: expected.reduce((n, t) => n + t.cachedInputTokens, 0),
+      });
+    }
+    const total = summary.sessions.reduce((n, s) => n + s.loopTokens.inputTokens, 0);
+    expect(summary.loopTokens.inputTokens).toBe(total);
+    expect(total).toBeGreaterThan(0);
   });
 });

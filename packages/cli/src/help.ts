@@ -8,7 +8,7 @@ const USAGE = {
   dashboard: `  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
                       [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
                       [--store clickhouse://...] [--prices FILE] [--config F]
-                      [--no-detect]`,
+                      [--no-detect] [--detect-journal FILE]`,
   demo: `  loopguard demo [--port 4318] [--host 127.0.0.1] [--db .loopguard/demo.duckdb]
                  [--interval-ms 1500]`,
 };
@@ -134,6 +134,9 @@ Options:
                         tool spans of agents without loopguard (AI SDK, OpenInference,
                         OpenLLMetry, GenAI conventions); default: discovered as the agents'
   --no-detect           store such spans as they are, undecided
+  --detect-journal FILE where such spans wait to be decided, written before each
+                        request is answered (default: beside the DuckDB file,
+                        <db>.detect.jsonl; with --store clickhouse, none unless given)
   -h, --help            this help
 `,
   demo: `Usage:

@@ -1,6 +1,7 @@
 import {
   decodeJsonRequest,
   engineCallOf,
+  LoopguardToolSpans,
   mapToolCall,
   OtlpFormatError,
   type SpanRecord,
@@ -38,8 +39,12 @@ export function parseOtlpTrace(json: unknown): OtlpParseResult {
   const requests: Located[] =
     typeof json === 'string' ? parseText(json, errors) : [{ spans: spansOf(json, 'input') }];
   const tools: { span: SpanRecord; line?: number }[] = [];
+  const own = new LoopguardToolSpans(Number.POSITIVE_INFINITY);
   for (const { spans, line } of requests) {
-    for (const span of spans) if (isToolSpan(span) || isForeign(span)) tools.push({ span, line });
+    for (const span of spans) {
+      if (mapToolCall(span).kind === 'loopguard') own.add(span);
+      if (isToolSpan(span) || isForeign(span)) tools.push({ span, line });
+    }
   }
   // Arguments captured on some spans: capture was on, and a span without them had none.
   const captured = tools.some(
@@ -49,6 +54,9 @@ export function parseOtlpTrace(json: unknown): OtlpParseResult {
   let skipped = 0;
   let cutShort = 0;
   for (const { span, line: at } of tools) {
+    // another instrumentation's span of a call loopguard recorded itself (as the dashboard)
+    const mapped = mapToolCall(span);
+    if (mapped.kind === 'foreign' && own.covers(span, mapped.call.tool)) continue;
     const line =
       isToolSpan(span) && !isForeign(span) ? toReplayLine(span, captured) : foreignLine(span);
     if (line === 'uncaptured') skipped += 1;

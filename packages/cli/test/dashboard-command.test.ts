@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,6 +94,83 @@ describe('loopguard dashboard: an exposed address', () => {
     const local = await startDashboard(join(dir, 'local.duckdb'), '127.0.0.1', env);
     expect(tokened.run.stderr()).not.toContain('warning');
     expect(local.run.stderr()).not.toContain('warning');
+  });
+});
+
+/** An OTLP/JSON request of `n` OpenInference TOOL spans of one session, the same search each. */
+function openInferenceRequest(n: number, session: string): string {
+  const start = BigInt(Date.now()) * 1_000_000n;
+  const spans = Array.from({ length: n }, (_, i) => ({
+    traceId: (i + 1).toString(16).padStart(32, 'a'),
+    spanId: (i + 1).toString(16).padStart(16, 'b'),
+    name: 'search_docs',
+    kind: 1,
+    startTimeUnixNano: String(start + BigInt(i) * 1_000_000n),
+    endTimeUnixNano: String(start + BigInt(i) * 1_000_000n + 500_000n),
+    attributes: [
+      ['openinference.span.kind', 'TOOL'],
+      ['tool.name', 'search_docs'],
+      ['input.value', '{"query":"refund policy"}'],
+      ['output.value', 'no results'],
+      ['session.id', session],
+    ].map(([key, value]) => ({ key, value: { stringValue: value } })),
+  }));
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: {
+          attributes: [{ key: 'service.name', value: { stringValue: 'oi-app' } }],
+        },
+        scopeSpans: [{ scope: { name: 'openinference' }, spans }],
+      },
+    ],
+  });
+}
+
+describe('loopguard dashboard: spans waiting for detection', () => {
+  it('keeps them through a kill, and decides them after the restart', async () => {
+    const db = join(dir, 'journal.duckdb');
+    const journal = `${db}.detect.jsonl`;
+    const first = await startDashboard(db);
+    const res = await fetch(`http://127.0.0.1:${first.port}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: openInferenceRequest(6, 'killed-session'),
+    });
+    expect(res.status).toBe(200);
+    // answered before the scope settled (2 s quiet): the six spans wait in the journal only
+    first.run.child.kill('SIGKILL');
+    await first.run.exit;
+    expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(6);
+
+    const second = await startDashboard(db);
+    const url = `http://127.0.0.1:${second.port}`;
+    const range = `from=0&to=${Date.now() + 86_400_000}`;
+    let summary = { calls: 0, nudges: 0 };
+    for (let i = 0; i < 200 && summary.calls < 6; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      summary = (await (await fetch(`${url}/api/summary?${range}`)).json()) as typeof summary;
+    }
+    expect(summary).toMatchObject({ calls: 6, sessions: 1 });
+    // decided as they would have been: the streak nudge at 3 and at 5
+    expect(summary.nudges).toBe(2);
+    for (let i = 0; i < 100 && readFileSync(journal, 'utf8') !== ''; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(readFileSync(journal, 'utf8')).toBe('');
+    second.run.child.kill('SIGINT');
+    expect(await second.run.exit).toBe(0);
+  });
+
+  it('has no journal with --no-detect', async () => {
+    const db = join(dir, 'nodetect.duckdb');
+    const r = run(['dashboard', '--port', '0', '--db', db, '--no-detect']);
+    await new Promise<void>((resolve) => {
+      r.child.stdout?.on('data', () => {
+        if (/dashboard on/.test(r.stdout())) resolve();
+      });
+    });
+    expect(existsSync(`${db}.detect.jsonl`)).toBe(false);
   });
 });
 

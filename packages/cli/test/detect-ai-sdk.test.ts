@@ -1,3 +1,4 @@
+import { createGuard, guardAiSdkTools } from '@loopguard/otel';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -59,6 +60,16 @@ function loopingModel(times: number) {
   });
 }
 
+const readFile = tool({
+  description: 'Reads a file',
+  inputSchema: jsonSchema<{ path: string }>({
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+  }),
+  execute: async ({ path }) => `${path}: (empty)`,
+});
+
 const manager = new AsyncLocalStorageContextManager();
 beforeAll(() => {
   context.setGlobalContextManager(manager.enable());
@@ -78,15 +89,6 @@ describe('detection of loops in AI SDK telemetry (experimental_telemetry)', () =
         new BatchSpanProcessor(new OTLPTraceExporter({ url: `${dashboard.url}/v1/traces` })),
         new SimpleSpanProcessor(memory),
       ],
-    });
-    const readFile = tool({
-      description: 'Reads a file',
-      inputSchema: jsonSchema<{ path: string }>({
-        type: 'object',
-        properties: { path: { type: 'string' } },
-        required: ['path'],
-      }),
-      execute: async ({ path }) => `${path}: (empty)`,
     });
     const result = await generateText({
       model: loopingModel(6),
@@ -126,6 +128,62 @@ describe('detection of loops in AI SDK telemetry (experimental_telemetry)', () =
     const text = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans));
     const replayed = await replayOtlp(text);
     expect(decisionsOf(calls)).toEqual(replayedDecisions(replayed, traceId));
+    await provider.shutdown();
+  });
+
+  it('counts a guarded call once when the AI SDK telemetry is on too', async () => {
+    // loopguard's execute_tool span nests in the SDK's ai.toolCall span of the same call: that
+    // call is loopguard's, and the dashboard neither decides the ai.toolCall span nor counts it
+    const { dashboard, api } = await detectingDashboard();
+    const memory = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'guarded-app' }),
+      spanProcessors: [
+        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${dashboard.url}/v1/traces` })),
+        new SimpleSpanProcessor(memory),
+      ],
+    });
+    const guard = createGuard({ tracerProvider: provider, capture: true });
+    const result = await generateText({
+      model: loopingModel(6),
+      tools: guardAiSdkTools({ readFile }, { guard, scope: 'guarded-run' }),
+      prompt: 'summarise notes.txt',
+      stopWhen: stepCountIs(10),
+      experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('ai') },
+    });
+    expect(result.text).toBe('done');
+    await provider.forceFlush();
+    const spans = memory.getFinishedSpans();
+    const sdkCalls = spans.filter((s) => s.name === 'ai.toolCall');
+    const ours = spans.filter((s) => s.name === 'execute_tool readFile');
+    expect(sdkCalls).toHaveLength(6);
+    expect(ours).toHaveLength(6);
+    // each of loopguard's spans is the child of the SDK's span of that call
+    expect(new Set(ours.map((s) => s.parentSpanContext?.spanId))).toEqual(
+      new Set(sdkCalls.map((s) => s.spanContext().spanId)),
+    );
+
+    const range = `from=0&to=${Date.now() + 86_400_000}`;
+    const stored = await until(
+      () => api<{ spans: number; calls: number }>(`/api/summary?${range}`),
+      (s) => s.spans >= spans.length,
+    );
+    await until(
+      async () => (await fetch(`${dashboard.url}/metrics`)).text(),
+      (m) => /^loopguard_detection_covered_calls_total 6$/m.test(m),
+    );
+    expect(stored).toMatchObject({ spans: spans.length, calls: 6 });
+    const metrics = await (await fetch(`${dashboard.url}/metrics`)).text();
+    expect(metrics).not.toContain('detected_by=');
+    expect(metrics).toMatch(/^loopguard_detection_pending_calls 0$/m);
+    const calls = await sessionCalls(api, 'guarded-run');
+    expect(calls.map((c) => c.streak)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(calls.every((c) => c.attributes['loopguard.detected_by'] === undefined)).toBe(true);
+
+    // replay --otlp of the export replays loopguard's six calls, not twelve
+    const text = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans));
+    const replayed = await replayOtlp(text);
+    expect(replayed.filter((r) => 'tool' in r && r.tool === 'readFile')).toHaveLength(6);
     await provider.shutdown();
   });
 });

@@ -1,6 +1,7 @@
 import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation-langchain';
 import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
 import { tool } from '@langchain/core/tools';
+import { createGuard, guardLangChainTool } from '@loopguard/otel';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -97,6 +98,64 @@ describe('detection of loops in OpenInference (LangChain.js) spans', () => {
     const text = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans));
     const replayed = await replayOtlp(text);
     expect(decisionsOf(calls)).toEqual(replayedDecisions(replayed, SESSION));
+    instrumentation.disable();
+    await provider.shutdown();
+  });
+
+  it('counts a guarded call once when OpenInference traces the agent too', async () => {
+    // OpenInference's TOOL span, in a trace of its own, runs around the tool loopguard wraps:
+    // that call is loopguard's, and the dashboard neither decides the TOOL span nor counts it
+    const { dashboard, api } = await detectingDashboard();
+    const memory = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'guarded-langchain-app' }),
+      spanProcessors: [
+        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${dashboard.url}/v1/traces` })),
+        new SimpleSpanProcessor(memory),
+      ],
+    });
+    const instrumentation = new LangChainInstrumentation({ tracerProvider: provider });
+    instrumentation.manuallyInstrument(CallbackManagerModule);
+    const guard = createGuard({ tracerProvider: provider, capture: true });
+    const search = tool(async ({ query }: { query: string }) => `no results for ${query}`, {
+      name: 'search_docs',
+      description: 'search the docs',
+      schema: z.object({ query: z.string() }),
+    });
+    const toolCalls = Array.from({ length: 7 }, (_, i) => [
+      { name: 'search_docs', args: { query: 'refund policy' }, id: `call-${i + 1}` },
+    ]);
+    const agent = createAgent({
+      model: new FakeToolCallingModel({ toolCalls: [...toolCalls, []] }),
+      tools: [guardLangChainTool(search, { guard, scope: 'guarded-session' })],
+    });
+    await agent.invoke(
+      { messages: [{ role: 'user', content: 'what is the refund policy?' }] },
+      { metadata: { session_id: SESSION } },
+    );
+    await provider.forceFlush();
+    const spans = memory.getFinishedSpans();
+    expect(spans.filter((s) => s.attributes['openinference.span.kind'] === 'TOOL')).toHaveLength(7);
+    expect(spans.filter((s) => s.name === 'execute_tool search_docs')).toHaveLength(7);
+
+    const range = `from=0&to=${Date.now() + 86_400_000}`;
+    const stored = await until(
+      () => api<{ spans: number; calls: number; sessions: number }>(`/api/summary?${range}`),
+      (s) => s.spans >= spans.length,
+    );
+    await until(
+      async () => (await fetch(`${dashboard.url}/metrics`)).text(),
+      (m) => /^loopguard_detection_covered_calls_total 7$/m.test(m),
+    );
+    expect(stored).toMatchObject({ spans: spans.length, calls: 7, sessions: 1 });
+    const metrics = await (await fetch(`${dashboard.url}/metrics`)).text();
+    expect(metrics).not.toContain('detected_by=');
+    const calls = await sessionCalls(api, 'guarded-session');
+    expect(calls.map((c) => c.streak)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+
+    const text = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans));
+    const replayed = await replayOtlp(text);
+    expect(replayed.filter((r) => 'tool' in r && r.tool === 'search_docs')).toHaveLength(7);
     instrumentation.disable();
     await provider.shutdown();
   });

@@ -62,12 +62,15 @@ export class AgentRun {
   /** The trace id when the run span is a root: it must not become the engine's scope. */
   readonly rootTraceId: string | undefined;
   readonly usage: TokenUsage = {};
+  /** `gen_ai.request.model` of the run, when the adapter knew it at the start. */
+  readonly requestModel: string | undefined;
   responseModel: string | undefined;
   halt: { axis: string; signature: string | undefined } | undefined;
   #ended = false;
 
-  constructor(span: Span, parent: Context, root: boolean) {
+  constructor(span: Span, parent: Context, root: boolean, requestModel?: string) {
     this.span = span;
+    this.requestModel = requestModel;
     this.ctx = trace.setSpan(parent, span).setValue(RUN_KEY, this);
     this.rootTraceId = root ? span.spanContext().traceId : undefined;
     open.add(this);
@@ -178,7 +181,7 @@ export function startAgentRun(tracer: Tracer, info: AgentRunInfo): AgentRun | un
     const parentSpan = trace.getSpanContext(parent);
     const root = !parentSpan || !trace.isSpanContextValid(parentSpan);
     const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
-    return new AgentRun(span, parent, root);
+    return new AgentRun(span, parent, root, info.requestModel);
   } catch {
     return undefined;
   }

@@ -9,5 +9,6 @@ export {
   DETECTED_SOURCE,
   TOOL_CALL_CONVENTIONS,
 } from './conventions.js';
+export { LoopguardToolSpans } from './cover.js';
 export type { EngineCall, ForeignToolCall, SpanToolCall } from './map.js';
 export { conventionFor, engineCallOf, hasLoopguardDecision, mapToolCall } from './map.js';

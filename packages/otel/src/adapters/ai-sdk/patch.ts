@@ -152,7 +152,7 @@ function stepSettings(params: Settings, run: Run, prepareStep: unknown): Setting
   try {
     return {
       model: stepRecordingModel(params.model, run),
-      prepareStep: steppingPrepareStep(prepareStep, run),
+      prepareStep: steppingPrepareStep(prepareStep, run, typeof params.model === 'string'),
     };
   } catch (error) {
     warnOnce('loopguard: AI SDK steps not recorded', error);

@@ -6,6 +6,9 @@ import type { Run } from './runs.js';
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 type PrepareStep = (this: unknown, options: unknown) => unknown;
 
+/** The models `stepRecordingModel` made (never wrapped twice). */
+const recordingModels = new WeakSet<object>();
+
 function count(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value === 'object' && value !== null) {
@@ -83,11 +86,12 @@ function recording(stream: unknown, run: Run, step: ModelStep): unknown {
 /**
  * `model` with `doGenerate` / `doStream` recording each step's token usage and response model on
  * `run` (the step the tool calls of that response belong to); everything else is the model's own.
- * A model given as a string id (resolved by the SDK) is returned as it is.
+ * A string id is returned as it is (`steppingPrepareStep` records the model the SDK resolves it
+ * to), and so is a model that already records.
  */
 export function stepRecordingModel(model: unknown, run: Run): unknown {
-  if (typeof model !== 'object' || model === null) return model;
-  return new Proxy(model, {
+  if (typeof model !== 'object' || model === null || recordingModels.has(model)) return model;
+  const proxy = new Proxy(model, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver);
       if ((key !== 'doGenerate' && key !== 'doStream') || typeof value !== 'function') return value;
@@ -110,19 +114,71 @@ export function stepRecordingModel(model: unknown, run: Run): unknown {
       };
     },
   });
+  recordingModels.add(proxy);
+  return proxy;
 }
 
-/** `prepareStep` that opens a new step of `run` (its id and request model) before each step. */
-export function steppingPrepareStep(own: unknown, run: Run): PrepareStep {
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+/**
+ * What the step's `prepareStep` returns, with the model the step runs recording it: the SDK
+ * hands `prepareStep` the model it resolved (a string id through the global provider or the
+ * gateway), and a model the host's own `prepareStep` chose is one too. A model that already
+ * records (`byId`: false, the call's own model object was wrapped) or loopguard's own stand-in is
+ * left as it is; the step's request model is the id of the model the step runs.
+ */
+function withStepModel(
+  result: unknown,
+  options: unknown,
+  run: Run,
+  step: ModelStep,
+  byId: boolean,
+): unknown {
+  try {
+    const given = (options as { model?: unknown } | undefined)?.model;
+    const chosen = (result as { model?: unknown } | null | undefined)?.model;
+    const model = chosen ?? given;
+    const id = modelIdOf(model);
+    if (id) step.requestModel = id;
+    if (typeof model !== 'object' || model === null || isStandIn(model)) return result;
+    if (!byId && (chosen === undefined || chosen === given)) return result;
+    const recorded = stepRecordingModel(model, run);
+    if (recorded === model) return result;
+    return { ...(typeof result === 'object' && result !== null ? result : {}), model: recorded };
+  } catch (error) {
+    diag.debug('loopguard: AI SDK step model not recorded', error);
+    return result;
+  }
+}
+
+/** loopguard's own model for the step that ends a halted run (provider `loopguard`). */
+function isStandIn(model: object): boolean {
+  return (model as { provider?: unknown }).provider === 'loopguard';
+}
+
+/**
+ * `prepareStep` that opens a new step of `run` before each step: its id, the request model, and
+ * the step's model recording its usage when the call's `model` was a string id (`byId`) or the
+ * host's `prepareStep` picked another model.
+ */
+export function steppingPrepareStep(own: unknown, run: Run, byId = false): PrepareStep {
   return function (this: unknown, options) {
+    let step: Run['step'];
     try {
-      const step: Run['step'] = { id: randomUUID(), called: false };
+      step = { id: randomUUID(), called: false };
       const id = modelIdOf((options as { model?: unknown } | undefined)?.model);
       if (id) step.requestModel = id;
       run.step = step;
     } catch (error) {
       diag.debug('loopguard: AI SDK step not opened', error);
     }
-    return typeof own === 'function' ? (own as PrepareStep).call(this, options) : undefined;
+    const result = typeof own === 'function' ? (own as PrepareStep).call(this, options) : undefined;
+    if (!step) return result;
+    const opened = step;
+    return isThenable(result)
+      ? Promise.resolve(result).then((r) => withStepModel(r, options, run, opened, byId))
+      : withStepModel(result, options, run, opened, byId);
   };
 }

@@ -65,7 +65,7 @@ function middlewareFor(
     },
     wrapModelCall: async (request: unknown, handler: (request: unknown) => unknown) => {
       const response = await handler(request);
-      recordModelCall(response);
+      recordModelCall(response, request);
       return response;
     },
     wrapToolCall: async (request: Request, handler: ToolCallHandler) => {

@@ -53,6 +53,8 @@ export function modelNameOf(model: unknown): string | undefined {
 }
 
 const stepIds = new WeakMap<object, string>();
+/** The model each AIMessage was asked of (`wrapModelCall`'s request), by the message. */
+const requestModels = new WeakMap<object, string>();
 
 /**
  * The model step of a tool call: the AIMessage among the state's messages that asked for it
@@ -73,6 +75,8 @@ export function stepOfToolCall(messages: unknown, callId: unknown): ModelStep | 
       const step: ModelStep = { id, ...tokensOfMessage(message) };
       const model = responseModelOf(message);
       if (model) step.responseModel = model;
+      const requested = requestModels.get(message) ?? currentAgentRun()?.requestModel;
+      if (requested) step.requestModel = requested;
       return step;
     }
   } catch (error) {
@@ -81,9 +85,15 @@ export function stepOfToolCall(messages: unknown, callId: unknown): ModelStep | 
   return undefined;
 }
 
-/** Adds a model call's usage (its AIMessage) to the current run. */
-export function recordModelCall(response: unknown): void {
+/**
+ * Notes which model a model call asked (`request.model`: a chat model's `model` / `modelName`)
+ * for the steps of its AIMessage, and adds the call's usage to the current run.
+ */
+export function recordModelCall(response: unknown, request?: unknown): void {
   try {
+    const requested = modelNameOf((request as { model?: unknown } | null | undefined)?.model);
+    if (requested && typeof response === 'object' && response !== null)
+      requestModels.set(response, requested);
     const run = currentAgentRun();
     if (!run) return;
     run.addUsage(tokensOfMessage(response));

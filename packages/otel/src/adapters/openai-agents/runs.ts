@@ -1,5 +1,5 @@
 import { diag } from '@opentelemetry/api';
-import { type AgentRun, aroundAgentRun, inAgentRun } from '../../agent-run.js';
+import { type AgentRun, aroundAgentRun, currentAgentRun, inAgentRun } from '../../agent-run.js';
 import { getGuard } from '../../guard.js';
 import type { Guard, ModelStep, TokenUsage } from '../../types.js';
 import { openAgentRun } from '../shared/index.js';
@@ -48,6 +48,7 @@ export function tokensOf(usage: UsageLike | undefined): TokenUsage {
  * The model step a tool call of this run context belongs to: the runner adds each model
  * response's usage to `runContext.usage` before it runs the response's tools, so the step is the
  * request count so far, and its usage the last request's entry (when the SDK kept one per request).
+ * Its request model is the run's (see `requestModelOf`).
  */
 export function stepOf(runScope: string | undefined, runContext: unknown): ModelStep | undefined {
   try {
@@ -55,6 +56,8 @@ export function stepOf(runScope: string | undefined, runContext: unknown): Model
     const requests = finite(usage?.requests);
     if (!usage || !runScope || requests === undefined) return undefined;
     const step: ModelStep = { id: `${runScope}:${requests}` };
+    const model = currentAgentRun()?.requestModel;
+    if (model) step.requestModel = model;
     const entries = usage.requestUsageEntries;
     if (Array.isArray(entries) && entries.length === requests) {
       Object.assign(step, tokensOf(entries[entries.length - 1]));
@@ -70,21 +73,57 @@ function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' && value ? value : undefined;
 }
 
-/** Sums the run's usage onto its span from the result's state, once the result is final. */
+/** The model the newest response reports (`providerData.model` of the OpenAI models). */
+function responseModelOf(result: unknown): string | undefined {
+  const responses = (result as { rawResponses?: unknown } | null)?.rawResponses;
+  if (!Array.isArray(responses)) return undefined;
+  for (let i = responses.length - 1; i >= 0; i--) {
+    const data = (responses[i] as { providerData?: { model?: unknown } } | null)?.providerData;
+    const model = stringOf(data?.model);
+    if (model) return model;
+  }
+  return undefined;
+}
+
+/**
+ * Sums the run's usage onto its span from the result's state, and notes the response model,
+ * once the result is final.
+ */
 function recordUsage(agent: AgentRun, result: unknown): void {
   try {
     const state = (result as { state?: { usage?: UsageLike } } | null)?.state;
     agent.addUsage(tokensOf(state?.usage));
+    const model = responseModelOf(result);
+    if (model) agent.responseModel = model;
   } catch (error) {
     diag.debug('loopguard: OpenAI Agents run usage not read', error);
   }
 }
 
-function openRun(guard: Guard, agent: unknown, options: unknown): AgentRun | undefined {
-  const a = agent as { name?: unknown; model?: unknown } | null;
+/**
+ * The model name a run asks for, as the runner picks it: the agent's own `model` when it is a
+ * name, else the runner's `config.model` when that is one (an empty name is the SDK's
+ * placeholder for the provider's default, which only the provider knows; a `Model` object has
+ * no public name).
+ */
+function requestModelOf(runner: unknown, agent: unknown): string | undefined {
+  const own = (agent as { model?: unknown } | null)?.model;
+  if (typeof own === 'string' && own) return own;
+  if (own !== undefined && own !== '') return undefined;
+  const config = (runner as { config?: { model?: unknown } } | null)?.config;
+  return stringOf(config?.model);
+}
+
+function openRun(
+  guard: Guard,
+  runner: unknown,
+  agent: unknown,
+  options: unknown,
+): AgentRun | undefined {
+  const a = agent as { name?: unknown } | null;
   const o = options as { conversationId?: unknown } | null | undefined;
   const agentName = stringOf(a?.name);
-  const requestModel = stringOf(a?.model);
+  const requestModel = requestModelOf(runner, agent);
   const conversationId = stringOf(o?.conversationId);
   return openAgentRun(guard, {
     ...(agentName ? { agentName } : {}),
@@ -95,7 +134,7 @@ function openRun(guard: Guard, agent: unknown, options: unknown): AgentRun | und
 
 function guardedRun(original: Run, guard: () => Guard): Run {
   return function (this: unknown, agent, input, options) {
-    const run = openRun(guard(), agent, options);
+    const run = openRun(guard(), this, agent, options);
     if (!run) return original.call(this, agent, input, options);
     const streamed = (options as { stream?: unknown } | undefined)?.stream === true;
     if (!streamed) {
