@@ -36,7 +36,8 @@ export async function startClickHouseHttpShim(opts: { user: string; password: st
       const params: Record<string, string> = {};
       const given: Record<string, string> = {};
       for (const [k, v] of url.searchParams) {
-        if (k.startsWith('param_')) params[k.slice(6)] = v;
+        // the server reads a parameter in the escaped text format the client writes it in
+        if (k.startsWith('param_')) params[k.slice(6)] = unescapeParam(v);
         else if (k !== 'query' && k !== 'database') given[k] = v;
       }
       requests.push(`${url.searchParams.get('database')}: ${sql.slice(0, 60)}`);
@@ -64,4 +65,18 @@ export async function startClickHouseHttpShim(opts: { user: string; password: st
       session.close();
     },
   };
+}
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  t: '\t',
+  n: '\n',
+  r: '\r',
+  b: '\b',
+  f: '\f',
+  '0': '\0',
+};
+
+/** A query parameter's value as the server reads it (@clickhouse/client escapes \\, \t, \n, \r, '). */
+function unescapeParam(text: string): string {
+  return text.replace(/\\(.)/gs, (_, c: string) => ESCAPES[c] ?? c);
 }

@@ -98,9 +98,47 @@ describe('Detector', () => {
     c.advance(10);
     expect(streaks(d.due())).toEqual([[10, '1']]);
     expect(d.stats().lateCalls).toBe(1);
+    // the calls after it are given again with the decisions they have now
+    expect(streaks(d.redecided())).toEqual([
+      [20, '2'],
+      [30, '3'],
+    ]);
+    expect(d.redecided()).toEqual([]);
+    expect(d.stats().redecidedCalls).toBe(2);
     d.take([toolSpan({ traceId: hexId(16), at: 40, input: '{}', session: 's' })]);
     c.advance(10);
     expect(streaks(d.due())).toEqual([[40, '4']]);
+    // a call after the others changes none of them
+    expect(d.redecided()).toEqual([]);
+  });
+
+  it('forgets the least recently settled scopes past its bound on remembered calls', () => {
+    const c = clock();
+    const d = new Detector({
+      quietMs: 10,
+      maxSettledCalls: 2,
+      now: c.now,
+      engine: { configFile: false },
+    });
+    const at = (t: number, session: string) =>
+      toolSpan({ traceId: hexId(16), at: t, input: '{}', session });
+    d.take([at(20, 'a'), at(30, 'a')]);
+    c.advance(10);
+    d.due();
+    d.take([at(20, 'b')]);
+    c.advance(10);
+    d.due();
+    expect(d.stats().forgottenScopes).toBe(1);
+    // a's calls are forgotten: its late call is decided alone and re-decides nothing
+    d.take([at(10, 'a')]);
+    c.advance(10);
+    expect(streaks(d.due())).toEqual([[10, '1']]);
+    expect(d.redecided()).toEqual([]);
+    // b's are remembered
+    d.take([at(10, 'b')]);
+    c.advance(10);
+    expect(streaks(d.due())).toEqual([[10, '1']]);
+    expect(streaks(d.redecided())).toEqual([[20, '2']]);
   });
 
   it('counts calls without arguments per tool and invents no signature for them', () => {

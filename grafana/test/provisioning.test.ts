@@ -271,6 +271,9 @@ describe('PromQL against the real /metrics of the dashboard', () => {
       // the dashboard's own loop detection (docs/telemetry.md), beside the contract's five
       loopguard_detection_early_settled_scopes_total: [],
       loopguard_detection_late_calls_total: [],
+      loopguard_detection_redecided_calls_total: [],
+      loopguard_detection_forgotten_scopes_total: [],
+      loopguard_detection_covered_calls_total: [],
       loopguard_detection_pending_calls: [],
     });
     // the contract's five are counters (contract section 4); the waiting calls a gauge
@@ -282,6 +285,9 @@ describe('PromQL against the real /metrics of the dashboard', () => {
       loopguard_rejected_spans_total: 'counter',
       loopguard_detection_early_settled_scopes_total: 'counter',
       loopguard_detection_late_calls_total: 'counter',
+      loopguard_detection_redecided_calls_total: 'counter',
+      loopguard_detection_forgotten_scopes_total: 'counter',
+      loopguard_detection_covered_calls_total: 'counter',
       loopguard_detection_pending_calls: 'gauge',
     });
     expect([...types.keys()].sort()).toEqual([...exposition.keys()].sort());

@@ -24,6 +24,8 @@ export interface DetectorOptions {
   maxPendingCalls?: number;
   /** Settled scopes whose calls are remembered, to place a late call among them. Default 4 096. */
   maxSettledScopes?: number;
+  /** Most calls remembered across settled scopes; past it the least recently settled are forgotten. Default 200 000. */
+  maxSettledCalls?: number;
   /** Clock in milliseconds; defaults to `Date.now`. */
   now?: () => number;
 }
@@ -40,6 +42,10 @@ export interface DetectorStats {
   uncapturedCalls: number;
   /** Calls that arrived after their scope had been settled past their start. */
   lateCalls: number;
+  /** Calls stored already whose decision a late call before them changed (given by `redecided`). */
+  redecidedCalls: number;
+  /** Settled scopes forgotten to keep within `maxSettledScopes` / `maxSettledCalls`. */
+  forgottenScopes: number;
   /**
    * Spans of another instrumentation that are the parent or child of loopguard's own span of the
    * same call (the AI SDK's `ai.toolCall` around a guarded tool): stored as they are, not decided.
@@ -62,6 +68,8 @@ interface Held {
   span: SpanRecord;
   /** Arrival order, to keep equal start times in the order received. */
   seq: number;
+  /** The decision given out for it (markOf), once settled. */
+  mark?: string;
 }
 
 interface Pending {
@@ -83,17 +91,28 @@ export class Detector {
   private readonly pending = new Map<string, Pending>();
   private readonly byTrace = new Map<string, Set<string>>();
   private readonly settled = new Map<string, Held[]>();
+  private settledCalls = 0;
+  private changed: SpanRecord[] = [];
   private readonly engine: Engine;
   private readonly quietMs: number;
   private readonly maxWaitMs: number;
   private readonly maxPending: number;
   private readonly maxSettled: number;
+  private readonly maxSettledCalls: number;
   private readonly now: () => number;
   private held = 0;
   /** service → source → calls sent without arguments (at most 256 services). */
   private readonly bare = new Map<string, Map<ToolCallSource, number>>();
   private seq = 0;
-  private readonly counts = { early: 0, decided: 0, uncaptured: 0, late: 0, covered: 0 };
+  private readonly counts = {
+    early: 0,
+    decided: 0,
+    uncaptured: 0,
+    late: 0,
+    covered: 0,
+    redecided: 0,
+    forgotten: 0,
+  };
   private readonly own = new LoopguardToolSpans();
 
   constructor(options: DetectorOptions = {}) {
@@ -102,6 +121,7 @@ export class Detector {
     this.maxWaitMs = options.maxWaitMs ?? 30_000;
     this.maxPending = options.maxPendingCalls ?? 100_000;
     this.maxSettled = options.maxSettledScopes ?? 4_096;
+    this.maxSettledCalls = options.maxSettledCalls ?? 200_000;
     this.now = options.now ?? Date.now;
   }
 
@@ -158,6 +178,47 @@ export class Detector {
     return out;
   }
 
+  /**
+   * Takes the calls given out earlier (by take, due or flush) whose decision changed since,
+   * because a late call settled before them in their scope: each is the whole span again with
+   * its new decision, to replace the one given out (`Store.redecide`).
+   */
+  redecided(): SpanRecord[] {
+    const out = this.changed;
+    this.changed = [];
+    return out;
+  }
+
+  /**
+   * Remembers calls decided earlier, given as the stored spans carrying the dashboard's decision
+   * (`loopguard.detected_by=dashboard`; others are ignored): calls of their scopes taken later are
+   * decided after them, and re-decide them when they come before. A detector over a store seeds
+   * the scopes it is about to decide, so it needs no memory of its own across restarts.
+   */
+  seed(spans: SpanRecord[]): void {
+    const byKey = new Map<string, Held[]>();
+    for (const stored of spans) {
+      const call = decidedCall(stored);
+      if (call === undefined) continue;
+      const key = this.keyOf(call);
+      let calls = byKey.get(key);
+      if (!calls) {
+        calls = [];
+        byKey.set(key, calls);
+      }
+      calls.push({ call, span: undecided(stored), seq: this.seq++ });
+    }
+    for (const [key, seeded] of byKey) {
+      const all = [...(this.settled.get(key) ?? []), ...seeded].sort(byStart);
+      this.engine.resetScope(key);
+      for (const h of all) h.mark = decide(this.engine, key, h).mark;
+      this.engine.resetScope(key);
+      this.settledCalls += seeded.length;
+      this.settled.delete(key);
+      this.settled.set(key, all);
+    }
+  }
+
   /** The spans held now, in the order they came (what the journal must keep). */
   heldSpans(): SpanRecord[] {
     const out: Held[] = [];
@@ -174,6 +235,8 @@ export class Detector {
       decidedCalls: this.counts.decided,
       uncapturedCalls: this.counts.uncaptured,
       lateCalls: this.counts.late,
+      redecidedCalls: this.counts.redecided,
+      forgottenScopes: this.counts.forgotten,
       coveredCalls: this.counts.covered,
     };
   }
@@ -232,7 +295,8 @@ export class Detector {
 
   /**
    * Decides a scope's calls: the calls of earlier settlements and the new ones in start order
-   * through a fresh engine scope; only the new ones are given back, with their decisions.
+   * through a fresh engine scope. The new ones are given back with their decisions; earlier ones
+   * whose decision changed (a late call before them) are queued for `redecided`.
    */
   private settle(p: Pending): SpanRecord[] {
     this.pending.delete(p.key);
@@ -261,8 +325,16 @@ export class Detector {
     const out: SpanRecord[] = covered;
     this.engine.resetScope(p.key);
     for (const h of all) {
-      const span = decide(this.engine, p.key, h);
-      if (!fresh.has(h)) continue;
+      const { span, mark } = decide(this.engine, p.key, h);
+      if (!fresh.has(h)) {
+        if (mark !== h.mark) {
+          h.mark = mark;
+          this.counts.redecided++;
+          this.changed.push(span);
+        }
+        continue;
+      }
+      h.mark = mark;
       if (span.attributes['loopguard.signature'] === undefined) {
         this.counts.uncaptured++;
         this.noteBare(h.call);
@@ -270,13 +342,64 @@ export class Detector {
       out.push(span);
     }
     this.engine.resetScope(p.key);
+    this.settledCalls += p.calls.length;
     this.settled.delete(p.key);
     this.settled.set(p.key, all);
-    while (this.settled.size > this.maxSettled) {
-      this.settled.delete(this.settled.keys().next().value!);
+    // a late call of a scope forgotten here is decided after nothing: what follows it keeps its decision
+    while (
+      this.settled.size > this.maxSettled ||
+      (this.settledCalls > this.maxSettledCalls && this.settled.size > 1)
+    ) {
+      const [key, calls] = this.settled.entries().next().value!;
+      this.settled.delete(key);
+      this.settledCalls -= calls.length;
+      this.counts.forgotten++;
     }
     return out;
   }
+}
+
+/**
+ * The call of a span the dashboard decided, read back as the mapper first read it: its convention
+ * (`loopguard.detected_source`) names its arguments and result, `loopguard.scope` its scope.
+ */
+function decidedCall(span: SpanRecord): ForeignToolCall | undefined {
+  const a = span.attributes;
+  if (a[DETECTED_BY] !== DETECTED_BY_DASHBOARD) return undefined;
+  const source = a[DETECTED_SOURCE] as ToolCallSource | undefined;
+  const c = source === undefined ? undefined : conventionFor(source);
+  const tool = a['gen_ai.tool.name'];
+  const scope = a['loopguard.scope'];
+  if (!c || tool === undefined || scope === undefined) return undefined;
+  const call: ForeignToolCall = {
+    source: c.source,
+    tool,
+    scope,
+    scopeKind: scope === span.traceId ? 'trace' : 'session',
+    traceId: span.traceId,
+    spanId: span.spanId,
+    startTimeUnixNano: span.startTimeUnixNano,
+    serviceName: span.serviceName,
+  };
+  const args = a[c.args] ?? a['gen_ai.tool.call.arguments'];
+  if (args !== undefined) call.args = args;
+  const result = a[c.result];
+  if (result !== undefined) call.result = result;
+  const error = a['error.type'];
+  if (error !== undefined) call.error = error;
+  return call;
+}
+
+/** A decided span without the decision: no loopguard.* attribute but the detection's own, no finding event. */
+function undecided(span: SpanRecord): SpanRecord {
+  const attributes: Record<string, string> = {};
+  for (const [k, v] of Object.entries(span.attributes)) {
+    if (!k.startsWith('loopguard.') || k === DETECTED_BY || k === DETECTED_SOURCE) {
+      attributes[k] = v;
+    }
+  }
+  const events = span.events.filter((e) => !e.name.startsWith('loopguard.'));
+  return { ...span, attributes, events };
 }
 
 function byStart(a: Held, b: Held): number {
@@ -288,7 +411,7 @@ function byStart(a: Held, b: Held): number {
  * The span of one call with the attributes loopguard's instrumentation would have given it, the
  * original ones kept, and `loopguard.detected_by=dashboard` (advisory: the agent was not told).
  */
-function decide(engine: Engine, scope: string, h: Held): SpanRecord {
+function decide(engine: Engine, scope: string, h: Held): { span: SpanRecord; mark: string } {
   const { call, span } = h;
   // Object.assign, not a spread: keys added to a spread copy took 30 µs a call (bench/ingest)
   const attributes: Record<string, string> = Object.assign({}, span.attributes);
@@ -302,7 +425,7 @@ function decide(engine: Engine, scope: string, h: Held): SpanRecord {
   if (input === undefined) {
     // counted as a call of its tool; without arguments no signature is invented
     attributes['loopguard.scope'] = call.scope;
-    return { ...span, attributes };
+    return { span: { ...span, attributes }, mark: '' };
   }
   if (call.args !== undefined) attributes['gen_ai.tool.call.arguments'] ??= call.args;
   const at = { ...input, scope };
@@ -320,7 +443,10 @@ function decide(engine: Engine, scope: string, h: Held): SpanRecord {
   attributes['loopguard.outcome'] = input.ok ? 'ok' : 'error';
   const events = [...span.events];
   const end = span.startTimeUnixNano + span.durationNs;
+  const axis = decision.action === 'allow' ? '' : decision.axis;
+  let mark = `${decision.action}|${axis}|${decision.streak}|${decision.count}|${decision.level}`;
   for (const f of decision.findings) {
+    mark += `|${f.action}:${f.axis}:${f.threshold}:${f.count}:${f.message}`;
     events.push({
       timeUnixNano: end,
       name: `loopguard.${f.action}`,
@@ -333,5 +459,5 @@ function decide(engine: Engine, scope: string, h: Held): SpanRecord {
       },
     });
   }
-  return { ...span, attributes, events };
+  return { span: { ...span, attributes, events }, mark };
 }

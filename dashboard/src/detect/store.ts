@@ -7,7 +7,10 @@ import type { DetectionJournal } from './journal.js';
 export interface DetectingStoreOptions extends DetectorOptions {
   /** How often settled scopes are decided and stored. Default 250 ms. */
   tickMs?: number;
-  /** Reports a failed insert of decided calls (they are kept and retried on the next tick). */
+  /**
+   * Reports a failed insert of decided calls, or of re-decided ones (they are kept and retried on
+   * the next tick).
+   */
   onError?: (error: unknown) => void;
   /**
    * Where held spans are written before their request is answered (`openJournal`), so that none
@@ -35,18 +38,38 @@ export interface DetectingStore extends Store {
  */
 export function detectingStore(store: Store, options: DetectingStoreOptions = {}): DetectingStore {
   const detector = new Detector(options);
-  let retry: ReturnType<Detector['due']> = [];
+  let retry: SpanRecord[] = [];
   let running: Promise<void> | undefined;
-  const write = async (spans: ReturnType<Detector['due']>) => {
+  let redo: SpanRecord[] = [];
+  const write = async (spans: SpanRecord[]) => {
     const batch = [...retry, ...spans];
     retry = [];
-    if (batch.length === 0) return;
+    // re-decided calls replace their stored copies; one still waiting to be stored is replaced here
+    const changed = new Map<string, SpanRecord>();
+    for (const s of [...redo, ...detector.redecided()]) changed.set(spanKey(s), s);
+    redo = [];
+    if (batch.length === 0 && changed.size === 0) return;
+    for (let i = 0; i < batch.length && changed.size > 0; i++) {
+      const now = changed.get(spanKey(batch[i]!));
+      if (now === undefined) continue;
+      batch[i] = now;
+      changed.delete(spanKey(now));
+    }
     try {
-      await store.insert(batch);
+      if (batch.length > 0) await store.insert(batch);
     } catch (error) {
       retry = batch;
+      redo = [...changed.values()];
       options.onError?.(error);
       return;
+    }
+    if (changed.size > 0 && store.redecide) {
+      try {
+        await store.redecide([...changed.values()]);
+      } catch (error) {
+        redo = [...changed.values()];
+        options.onError?.(error);
+      }
     }
     await settleJournal();
   };
@@ -109,6 +132,7 @@ export function detectingStore(store: Store, options: DetectingStoreOptions = {}
     facets: (filter) => store.facets(filter),
     spend: (filter, options) => store.spend(filter, options),
     deleteBefore: (cutoffMs) => store.deleteBefore(cutoffMs),
+    ...(store.redecide ? { redecide: store.redecide.bind(store) } : {}),
     async counters(): Promise<CounterSnapshot> {
       const snap = await store.counters();
       snap.detection = detector.stats();
@@ -120,3 +144,5 @@ export function detectingStore(store: Store, options: DetectingStoreOptions = {}
     },
   };
 }
+
+const spanKey = (s: SpanRecord) => `${s.traceId.length}:${s.traceId}${s.spanId}`;

@@ -149,6 +149,16 @@ export class MetricsExposition {
         [[{}, d.lateCalls]],
       );
       family(
+        'loopguard_detection_redecided_calls_total',
+        'Stored tool calls whose decision the dashboard changed because a late call came before them.',
+        [[{}, d.redecidedCalls]],
+      );
+      family(
+        'loopguard_detection_forgotten_scopes_total',
+        'Settled scopes the dashboard stopped remembering (bounds on settled scopes and calls); a late call there re-decides nothing.',
+        [[{}, d.forgottenScopes]],
+      );
+      family(
         'loopguard_detection_covered_calls_total',
         "Tool-call spans of another instrumentation around (or inside) loopguard's own span of the same call: not decided again.",
         [[{}, d.coveredCalls]],

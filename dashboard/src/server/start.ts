@@ -1,5 +1,12 @@
 import { type ServerType, serve } from '@hono/node-server';
-import { detectingStore, type OpenedJournal, openJournal } from '../detect/index.js';
+import {
+  type ClickHouseDetector,
+  createClickHouseDetector,
+  detectingStore,
+  type OpenedJournal,
+  openJournal,
+} from '../detect/index.js';
+import type { SqlExecutor } from '../store/clickhouse/index.js';
 import {
   createClickHouseStore,
   DEFAULT_DB_PATH,
@@ -15,14 +22,16 @@ import type { AppOptions, DashboardOptions, RunningDashboard } from './types.js'
 
 async function openStore(
   o: DashboardOptions,
-): Promise<{ store: Store; owned: boolean; duckDbPath?: string }> {
+): Promise<{ store: Store; owned: boolean; duckDbPath?: string; executor?: SqlExecutor }> {
   if (o.store) return { store: o.store, owned: false };
   const url = o.storeUrl;
   if (url && !/^duckdb:/i.test(url)) {
     if (o.createStore) return { store: await o.createStore(url), owned: true };
     if (/^clickhouses?:\/\//i.test(url)) {
-      // createClickHouseStore loads the ClickHouse client on demand: DuckDB-only installs never do
-      return { store: await createClickHouseStore({ url }), owned: true };
+      // the ClickHouse modules and client load on demand: DuckDB-only installs never do
+      const ch = await import('../store/clickhouse/index.js');
+      const executor = ch.createHttpExecutor(ch.parseClickHouseUrl(url));
+      return { store: await createClickHouseStore({ executor }), owned: true, executor };
     }
     throw new Error(`unsupported --store "${url}": use duckdb:<path> or clickhouse://host:8123/db`);
   }
@@ -109,7 +118,7 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   const retentionMs =
     options.retention === undefined ? undefined : parseRetention(options.retention, 'retention');
   const prices = options.prices === undefined ? undefined : loadPrices(options.prices);
-  const { store: opened, owned, duckDbPath } = await openStore(options);
+  const { store: opened, owned, duckDbPath, executor } = await openStore(options);
   const journalPath =
     options.detect === false || options.detectJournal === false
       ? undefined
@@ -145,7 +154,23 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
           onError: options.detect?.onError ?? ((e) => console.error('detection:', e)),
         });
   const store: Store = detecting ?? opened;
+  // with ClickHouse, spans Collectors write into otel_traces are decided too (detect/clickhouse.ts)
+  let collected: ClickHouseDetector | undefined;
+  if (detecting && executor) {
+    const detect = options.detect === false ? undefined : options.detect;
+    collected = await createClickHouseDetector({
+      executor,
+      store: opened,
+      engine: {
+        ...detect?.engine,
+        ...(options.config !== undefined ? { configFile: options.config } : {}),
+      },
+      onError: detect?.onError ?? ((e) => console.error('detection over otel_traces:', e)),
+    });
+    collected.start();
+  }
   const closeStore = async () => {
+    await collected?.stop();
     await detecting?.stop();
     if (owned) await opened.close();
   };

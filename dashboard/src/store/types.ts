@@ -51,6 +51,8 @@ export interface CounterSnapshot {
     decidedCalls: number;
     uncapturedCalls: number;
     lateCalls: number;
+    redecidedCalls: number;
+    forgottenScopes: number;
     coveredCalls: number;
   };
 }
@@ -95,6 +97,13 @@ export interface Store {
   deleteBefore(cutoffMs: number): Promise<number>;
   /** Distinct services and tools seen, for filter pickers. */
   facets(filter: QueryFilter): Promise<{ services: string[]; tools: string[] }>;
+  /**
+   * Replaces the decision of stored spans (same trace id and span id) with the one these copies
+   * carry (the dashboard's detection re-deciding calls after a late one): their rows, the
+   * rollups and the lists follow; the /metrics counters keep what they counted (they only grow).
+   * Spans not stored are skipped. Resolves with the spans replaced.
+   */
+  redecide?(spans: SpanRecord[]): Promise<number>;
   /** Idempotent. */
   close(): Promise<void>;
 }

@@ -3,6 +3,6 @@
 
 export { createChdbExecutor } from './chdb-executor.js';
 export type { ClickHouseConnection, InsertSettings, SqlExecutor, SqlParams } from './executor.js';
-export { parseClickHouseUrl } from './executor.js';
+export { createHttpExecutor, parseClickHouseUrl } from './executor.js';
 export type { ClickHouseStoreOptions } from './open.js';
 export { createClickHouseStore } from './open.js';

@@ -20,8 +20,9 @@ import {
   querySummary,
   queryTrace,
 } from './queries.js';
+import { redecideSpans } from './redecide.js';
 import { spanToRow } from './rows.js';
-import { CALLS, schemaStatements, TRACES_IN } from './schema.js';
+import { CALLS, rollupViews, schemaStatements, TRACES_IN } from './schema.js';
 import { defined, makeSource, timeBound, where } from './sql.js';
 
 /** Options of the ClickHouse store. */
@@ -98,6 +99,8 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   }
   const src = makeSource(exec, options.rollups !== false, options.hotspotTwoPassRows);
   let closed: Promise<void> | undefined;
+  /** Re-decisions run one at a time (each rebuilds the minutes it touched). */
+  let redeciding: Promise<number> = Promise.resolve(0);
   const open = () => {
     if (closed) throw new Error('store is closed');
   };
@@ -152,9 +155,9 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
     draining = undefined;
   }
 
-  /** Re-fills the rollups of one minute from the spans left in it. */
-  async function refillMinute(minuteS: number): Promise<void> {
-    for (const view of src.views) {
+  /** Re-fills the rollups (or `views`) of one minute from the spans left in it. */
+  async function refillMinute(minuteS: number, views = src.views): Promise<void> {
+    for (const view of views) {
       // the view's columns: the table's ordinary ones (KeyHash is MATERIALIZED on insert)
       const cols = (await exec.query(`DESCRIBE TABLE ${view.target}`))
         .filter((c) => !c.default_type)
@@ -208,6 +211,29 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
       }
       await refillMinute(minuteS);
       return n;
+    },
+    async redecide(spans) {
+      open();
+      // the spans replaced may still be queued
+      while (draining) await draining;
+      const run = redeciding
+        .catch(() => 0)
+        .then(() =>
+          redecideSpans(exec, spans, async (minuteS) => {
+            await exec.command(
+              `DELETE FROM ${CALLS} WHERE toStartOfMinute(Timestamp) = toDateTime({m:Int64})`,
+              { m: minuteS },
+            );
+            for (const table of ROLLUP_TABLES) {
+              await exec.command(`DELETE FROM ${table} WHERE Minute = toDateTime({m:Int64})`, {
+                m: minuteS,
+              });
+            }
+            await refillMinute(minuteS, [...src.views, ...rollupViews('calls.sql')]);
+          }),
+        );
+      redeciding = run;
+      return run;
     },
     close() {
       closed ??= (async () => {

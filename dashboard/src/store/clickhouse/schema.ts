@@ -55,10 +55,13 @@ export interface RollupView {
   select: string;
 }
 
-/** The materialized views of rollups.sql, for re-filling a minute after deleteBefore. */
-export function rollupViews(): RollupView[] {
+/**
+ * The materialized views of rollups.sql (or of `file`: calls.sql), for re-filling a minute after
+ * deleteBefore or a re-decision.
+ */
+export function rollupViews(file = 'rollups.sql'): RollupView[] {
   const out: RollupView[] = [];
-  for (const s of statements(readSql('rollups.sql'), '{{derive}}')) {
+  for (const s of statements(readSql(file), '{{derive}}')) {
     const m = /^CREATE MATERIALIZED VIEW IF NOT EXISTS \w+ TO (\w+) AS\s+(SELECT[\s\S]+)$/.exec(s);
     if (m) out.push({ target: m[1] as string, select: m[2] as string });
   }

@@ -26,7 +26,7 @@ import {
 } from './rollups/index.js';
 import { MIGRATE_SQL, SCHEMA_SQL } from './schema.js';
 import { inTransaction, Serial } from './serial.js';
-import { GroupWriter, loadRecentKeys } from './write/index.js';
+import { GroupWriter, loadRecentKeys, redecideIn } from './write/index.js';
 
 /** Options of the embedded DuckDB store. */
 export interface DuckDbStoreOptions {
@@ -114,6 +114,7 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
   let nextReader = 0;
   let closed = false;
   let closing: Promise<void> | undefined;
+  let redecides = 0;
 
   const read: Reader = (sql, params) => {
     const r = readers[nextReader++ % readers.length]!;
@@ -147,6 +148,17 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
         const deleted = await inTransaction(c, () => deleteBeforeIn(c, cutoffMs));
         compactor.compacted();
         return deleted;
+      });
+    },
+    async redecide(spans) {
+      if (closed) throw new Error('store is closed');
+      if (spans.length === 0) return 0;
+      // the spans replaced may still be queued behind the writer
+      await inserts.idle();
+      return writer.run(async (c) => {
+        const n = await inTransaction(c, () => redecideIn(c, spans, stageDir, redecides++));
+        compactor.compacted();
+        return n;
       });
     },
     close() {

@@ -2,8 +2,14 @@
 // the counters, their append-only delta tables, the folds and compaction that merge the deltas
 // in, and retention's rebuild.
 
-export { Compactor } from './compaction.js';
+export { Compactor, compactIn } from './compaction.js';
 export { COUNTERS_NOW_SQL, DELTA_SCHEMA_SQL, DELTA_TABLES, withDelta } from './deltas.js';
 export { foldCountersSql, foldHourlySql, foldSessionsSql } from './fold.js';
 export { deleteBeforeIn } from './retention.js';
-export { fillHotspotTotals, foldTotalsSql, totalsColumnsIn, totalsNow } from './totals.js';
+export {
+  fillHotspotTotals,
+  foldTotalsSql,
+  totalsColumnsIn,
+  totalsNow,
+  totalsOfKeysSql,
+} from './totals.js';

@@ -113,6 +113,10 @@ export const foldTotalsSql = (source: string) => `INSERT OR REPLACE INTO loopgua
 const fromRollup = (where: string) =>
   `SELECT "Key", ${TOTALS_OF} FROM loopguard_hotspots_hourly WHERE ${where} GROUP BY "Key"`;
 
+/** Recomputes the totals of the keys satisfying `where` from their rollup rows (a re-decision). */
+export const totalsOfKeysSql = (where: string) =>
+  `INSERT OR REPLACE INTO loopguard_hotspot_totals ${fromRollup(where)}`;
+
 /**
  * After retention removed the rollup rows up to the hour `$hour` and rebuilt that hour: recomputes
  * the totals of the keys called before the hour's end from the rollup rows left, and drops those

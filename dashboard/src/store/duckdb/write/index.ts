@@ -2,4 +2,5 @@
 // when it arrives, the duplicate check, and the group commit that loads them.
 
 export { loadRecentKeys } from './dedup.js';
+export { redecideIn } from './redecide.js';
 export { GroupWriter } from './writer.js';

@@ -1,0 +1,262 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createClickHouseDetector, Detector } from '../src/detect/index.js';
+import type { SpanRecord } from '../src/otlp/span.js';
+import { startDashboard } from '../src/server/index.js';
+import {
+  createChdbExecutor,
+  createClickHouseStore,
+  createHttpExecutor,
+  parseClickHouseUrl,
+} from '../src/store/clickhouse/index.js';
+import { spanToRow } from '../src/store/clickhouse/rows.js';
+import { startClickHouseHttpShim } from './clickhouse-http-shim.js';
+import { hexId } from './span-fixtures.js';
+import { ALL, T0 } from './store-seed.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopguard-chdetect-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A GenAI execute_tool span (conversation `conv`) or an OpenInference TOOL span (session `oi`). */
+function call(kind: 'gen_ai' | 'openinference', atS: number, q: string): SpanRecord {
+  const attributes: Record<string, string> =
+    kind === 'gen_ai'
+      ? {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'get_weather',
+          'gen_ai.tool.call.arguments': JSON.stringify({ city: q }),
+          'gen_ai.tool.call.result': 'rainy',
+          'gen_ai.conversation.id': 'conv',
+        }
+      : {
+          'openinference.span.kind': 'TOOL',
+          'tool.name': 'search',
+          'input.value': JSON.stringify({ q }),
+          'output.value': 'nothing',
+          'session.id': 'oi',
+        };
+  return {
+    traceId: hexId(16),
+    spanId: hexId(8),
+    parentSpanId: hexId(8),
+    traceState: '',
+    name: kind === 'gen_ai' ? 'execute_tool get_weather' : 'search',
+    kind: 'Internal',
+    serviceName: kind === 'gen_ai' ? 'weather-py' : 'search-py',
+    scopeName: '',
+    scopeVersion: '',
+    startTimeUnixNano: BigInt(T0 + atS * 1000) * 1_000_000n,
+    durationNs: 1_000_000n,
+    statusCode: 'Unset',
+    statusMessage: '',
+    attributes,
+    resourceAttributes: {},
+    events: [],
+    links: [],
+  };
+}
+
+/** The decisions of deciding every call of its scope in start order at once. */
+function inOrder(spans: SpanRecord[]) {
+  const d = new Detector({ engine: { configFile: false } });
+  d.take(spans.map((s) => ({ ...s, attributes: { ...s.attributes } })));
+  return byStart(
+    d.flush().map((s) => ({
+      scope: s.attributes['loopguard.scope']!,
+      start: Number(s.startTimeUnixNano / 1_000_000n),
+      action: s.attributes['loopguard.action'],
+      streak: Number(s.attributes['loopguard.streak']),
+      findings: s.events.filter((e) => e.name.startsWith('loopguard.')).length,
+    })),
+  );
+}
+
+const byStart = <T extends { scope: string; start: number }>(rows: T[]) =>
+  rows.sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.start - b.start));
+
+/** A store and detector on the database in `path`, the clock at `nowMs`. */
+async function open(path: string, clock: { now: number }) {
+  const executor = createChdbExecutor(path);
+  const store = await createClickHouseStore({ executor });
+  const detector = await createClickHouseDetector({
+    executor,
+    store,
+    engine: { configFile: false },
+    startMs: T0,
+    lagMs: 60_000,
+    now: () => clock.now,
+  });
+  /** Writes spans into otel_traces as the Collector's exporter does, past loopguard. */
+  const collector = (spans: SpanRecord[]) => executor.insert('otel_traces', spans.map(spanToRow));
+  return { executor, store, detector, collector };
+}
+
+describe('detection over otel_traces written by a Collector (ClickHouse)', () => {
+  it('decides new spans incrementally, each once, and continues from its cursor after a restart', async () => {
+    const path = join(dir, 'db');
+    const clock = { now: T0 + 35_000 };
+    const first = [
+      ...[0, 5, 10, 15].map((t) => call('gen_ai', t, 'Paris')),
+      ...[1, 6, 11].map((t) => call('openinference', t, 'x')),
+    ];
+    // after the restart: more repeats, and a late Collector batch holding a call that started
+    // before calls already decided (a different city between the 2nd and 3rd of conv's)
+    const second = [
+      ...[20, 25].map((t) => call('gen_ai', t, 'Paris')),
+      call('gen_ai', 7, 'Rome'),
+      ...[16, 21].map((t) => call('openinference', t, 'x')),
+    ];
+    const all = [...first, ...second];
+
+    let db = await open(path, clock);
+    await db.collector(first);
+    const pass1 = await db.detector.pass();
+    expect(pass1.decided).toBe(first.length);
+    const conv1 = (await db.store.session('conv', ALL))!.calls;
+    expect(conv1.map((c) => c.streak)).toEqual([1, 2, 3, 4]);
+    expect(conv1.every((c) => c.attributes['loopguard.detected_by'] === 'dashboard')).toBe(true);
+    // nothing new: nothing decided again
+    expect((await db.detector.pass()).decided).toBe(0);
+    await db.detector.stop();
+    await db.store.close();
+
+    db = await open(path, clock);
+    await db.collector(second);
+    clock.now = T0 + 40_000;
+    const pass2 = await db.detector.pass();
+    expect(pass2.decided).toBe(second.length);
+    expect(pass2.redecided).toBeGreaterThan(0);
+    expect((await db.detector.pass()).decided).toBe(0);
+
+    const stored = [];
+    for (const scope of ['conv', 'oi']) {
+      for (const c of (await db.store.session(scope, ALL))!.calls) {
+        stored.push({
+          scope,
+          start: c.time,
+          action: c.action,
+          streak: c.streak,
+          findings: c.events.filter((e) => e.name.startsWith('loopguard.')).length,
+        });
+      }
+    }
+    const expected = inOrder(all);
+    expect(expected.filter((e) => e.scope === 'conv').map((e) => e.streak)).toEqual([
+      1, 2, 1, 1, 2, 3, 4,
+    ]);
+    expect(byStart(stored)).toEqual(expected);
+
+    // the lists show them as the dashboard's, each span once
+    const hotspots = (await db.store.hotspots(ALL)).rows;
+    const paris = hotspots.find((h) => h.tool === 'get_weather' && h.calls > 1)!;
+    expect(paris).toMatchObject({ service: 'weather-py', calls: 6, longestStreak: 4 });
+    const summary = await db.store.summary(ALL);
+    expect(summary.calls).toBe(all.length);
+    // counters: each call once (the views counted GenAI execute_tool spans at insert; the
+    // detector the others), each finding of a new decision once, labelled as the dashboard's
+    const counters = await db.store.counters();
+    const calls = counters.toolCalls.reduce((n, c) => n + c.value, 0);
+    expect(calls).toBe(all.length);
+    const search = counters.toolCalls.filter((c) => c.tool === 'search');
+    expect(search.every((c) => c.detectedBy === 'dashboard')).toBe(true);
+    const findings = counters.decisions
+      .filter((c) => c.detectedBy === 'dashboard')
+      .reduce((n, c) => n + c.value, 0);
+    expect(findings).toBeGreaterThan(0);
+    await db.detector.stop();
+    await db.store.close();
+  }, 120_000);
+});
+
+describe('detection over otel_traces, page by page', () => {
+  it('reads at most maxSpans a pass and decides the rest in the next ones, in start order', async () => {
+    const executor = createChdbExecutor(join(dir, 'paged'));
+    const store = await createClickHouseStore({ executor });
+    try {
+      const detector = await createClickHouseDetector({
+        executor,
+        store,
+        engine: { configFile: false },
+        startMs: T0,
+        maxSpans: 2,
+        now: () => T0 + 60_000,
+      });
+      // first, a full page of execute_tool spans naming no tool: no call, passed over
+      const nameless = [0, 0].map(() => {
+        const s = call('gen_ai', 0, 'Paris');
+        delete s.attributes['gen_ai.tool.name'];
+        delete s.attributes['gen_ai.conversation.id'];
+        s.name = 'execute_tool';
+        return s;
+      });
+      const spans = [1, 2, 3, 4, 5].map((t) => call('gen_ai', t, 'Paris'));
+      await executor.insert('otel_traces', [...nameless, ...spans].map(spanToRow));
+      const decided: number[] = [];
+      for (let i = 0; i < 6; i++) decided.push((await detector.pass()).decided);
+      expect(decided).toEqual([0, 2, 2, 1, 0, 0]);
+      const calls = (await store.session('conv', ALL))!.calls;
+      expect(calls.map((c) => c.streak)).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
+
+describe('loopguard dashboard --store clickhouse:// with a Collector writing otel_traces', () => {
+  it('decides the Collector’s tool-call spans and serves them as the dashboard’s', async () => {
+    const shim = await startClickHouseHttpShim({ user: 'lg', password: 'pw' });
+    const dashboard = await startDashboard({
+      port: 0,
+      host: '127.0.0.1',
+      storeUrl: shim.url,
+      token: '',
+    });
+    const collector = createHttpExecutor(parseClickHouseUrl(shim.url));
+    try {
+      const start = Date.now() - 60_000;
+      const spans = [0, 1, 2, 3, 4].map((i) => {
+        const s = call('gen_ai', 0, 'Oslo');
+        s.startTimeUnixNano = BigInt(start + i * 1000) * 1_000_000n;
+        return s;
+      });
+      console.log('inserting');
+      await collector.insert('otel_traces', spans.map(spanToRow));
+      console.log('inserted');
+      const api = async <T>(path: string) =>
+        (await (await fetch(`${dashboard.url}${path}`)).json()) as T;
+      type Hotspots = { rows: { tool: string; calls: number; nudges: number; warns: number }[] };
+      let hotspots: Hotspots = { rows: [] };
+      for (let i = 0; i < 200 && hotspots.rows.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        hotspots = await api<Hotspots>('/api/hotspots?range=1h');
+      }
+      expect(hotspots.rows).toEqual([expect.objectContaining({ tool: 'get_weather', calls: 5 })]);
+      expect(hotspots.rows[0]!.nudges + hotspots.rows[0]!.warns).toBeGreaterThan(0);
+      const session = await api<{
+        calls: { streak: number; attributes: Record<string, string>; events: { name: string }[] }[];
+      }>(`/api/session?scope=conv&range=1h`);
+      expect(session.calls.map((c) => c.streak)).toEqual([1, 2, 3, 4, 5]);
+      expect(
+        session.calls.every((c) => c.attributes['loopguard.detected_by'] === 'dashboard'),
+      ).toBe(true);
+      const metrics = await (await fetch(`${dashboard.url}/metrics`)).text();
+      // each finding counted once, labelled as the dashboard's; each call once
+      const counted = [
+        ...metrics.matchAll(/^loopguard_decisions_total\{[^}]*detected_by="dashboard"\} (\d+)$/gm),
+      ].reduce((n, m) => n + Number(m[1]), 0);
+      const events = session.calls.reduce(
+        (n, c) => n + c.events.filter((e) => e.name.startsWith('loopguard.')).length,
+        0,
+      );
+      expect(events).toBeGreaterThan(0);
+      expect(counted).toBe(events);
+      expect(metrics).toMatch(/^loopguard_tool_calls_total\{[^}]*tool="get_weather"[^}]*\} 5$/m);
+    } finally {
+      await collector.close();
+      await dashboard.close();
+      await shim.close();
+    }
+  }, 60_000);
+});
