@@ -25,7 +25,7 @@ function context(scope: ScopeState): CallContext {
 const fail = { ok: false };
 
 describe('exact_failure', () => {
-  it('warns from the 2nd failure of a signature and blocks from the 5th with hard stop', () => {
+  it('warns from the 3rd failure of a signature and blocks from the 5th with hard stop', () => {
     const engine = engineWith({ guardrails: { hardStop: true }, nudge: { thresholds: [] } });
     const decisions = Array.from(
       { length: 5 },
@@ -33,7 +33,7 @@ describe('exact_failure', () => {
     );
     expect(
       decisions.map((d) => d.findings.find((f) => f.axis === 'exact_failure')?.action),
-    ).toEqual([undefined, 'warn', 'warn', 'warn', 'block']);
+    ).toEqual([undefined, undefined, 'warn', 'warn', 'block']);
     expect(engine.haltDecision()?.axis).toBe('exact_failure');
     const next = engine.beforeCall({ tool: 'run_tests', args: { suite: 'a' } });
     expect(next).toMatchObject({ action: 'block', axis: 'exact_failure' });
@@ -55,7 +55,7 @@ describe('exact_failure', () => {
     for (let i = 0; i < 9; i++) {
       const { before, after } = call(engine, 'run_tests', { suite: 'a' }, fail);
       expect(before.action).toBe('allow');
-      expect(after!.action).toBe(i === 0 ? 'allow' : 'warn');
+      expect(after!.action).toBe(i < 2 ? 'allow' : 'warn');
     }
   });
 });
@@ -146,6 +146,7 @@ describe('same_tool_failure', () => {
     const engine = engineWith({ nudge: { thresholds: [] } });
     call(engine, 'bash', { command: 'make' }, fail);
     call(engine, 'bash', { command: 'make test' }, fail);
+    call(engine, 'bash', { command: 'make' }, fail);
     call(engine, 'read_file', { path: 'a' }, { result: 'same' });
     call(engine, 'read_file', { path: 'a' }, { result: 'same' });
     // neither an idempotent nor an unclassified success is progress of the scope
@@ -153,8 +154,8 @@ describe('same_tool_failure', () => {
     call(engine, 'create_ticket', { title: 't' }, { result: 'T-1' });
     const failed = call(engine, 'bash', { command: 'make' }, fail).after!;
     expect(failed.findings.map((f) => [f.axis, f.count])).toEqual([
-      ['exact_failure', 2],
-      ['same_tool_failure', 3],
+      ['exact_failure', 3],
+      ['same_tool_failure', 4],
     ]);
     const read = call(engine, 'read_file', { path: 'a' }, { result: 'same' }).after!;
     expect(read.findings.map((f) => [f.axis, f.count])).toEqual([['no_progress', 3]]);

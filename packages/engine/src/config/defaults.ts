@@ -52,9 +52,9 @@ export function defaultConfig(): ResolvedConfig {
       hardStop: false,
       warnAfter: {
         repetition: 5,
-        exactFailure: 2,
+        exactFailure: 3,
         sameToolFailure: 3,
-        noProgress: 2,
+        noProgress: 3,
         cycle: 3,
         poll: 10,
         sameError: 3,
