@@ -265,14 +265,16 @@ describe('traceToolCall', () => {
     };
     // five failures of v1: exact_failure blocks (the scope's first stop), the app carries on
     for (let i = 0; i < 5; i++) await attempt(1);
-    // three more failures of the tool: same_tool_failure halts at the 8th
-    for (const v of [2, 3, 4]) await attempt(v);
+    // five more failures of the tool: same_tool_failure halts at the 10th
+    for (const v of [2, 3, 4, 5, 6]) await attempt(v);
     expect(outcomes).toEqual([
       'error',
       'error',
       'error',
       'error',
       'halt:exact_failure',
+      'error',
+      'error',
       'error',
       'error',
       'halt:same_tool_failure',
@@ -286,7 +288,7 @@ describe('traceToolCall', () => {
       },
     );
     expect(ran).toBe(false);
-    expect(String(refused)).toMatch(/Halted: deploy has failed 8 times/);
+    expect(String(refused)).toMatch(/Halted: deploy has failed 10 times/);
   });
 
   it("onHalt 'return' returns the halt message instead of throwing", async () => {
