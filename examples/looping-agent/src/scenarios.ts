@@ -51,6 +51,7 @@ export const SCENARIOS: readonly Scenario[] = [
       { tool: 'bash', args: { command: 'npx vitest run' } },
       { tool: 'bash', args: { command: 'npm test -- --bail' } },
       { tool: 'bash', args: { command: 'npm test' } },
+      { tool: 'bash', args: { command: 'npm run test:ci' } },
     ],
   },
   {

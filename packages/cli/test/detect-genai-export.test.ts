@@ -52,9 +52,10 @@ describe('detection of loops in GenAI-convention spans from other languages', ()
     const calls = await sessionCalls(api, CONVERSATION);
     expect(calls).toHaveLength(6);
     expect(calls.map((c) => c.streak)).toEqual([1, 2, 3, 4, 5, 6]);
-    // the same forecast six times: the first call is fine, the repeats are flagged
-    expect(calls[0]!.action).toBe('allow');
-    expect(calls.slice(1).every((c) => c.action !== 'allow')).toBe(true);
+    // the same forecast six times: the first two calls are fine, from the 3rd they are flagged
+    // (streak nudge and no_progress warn at 3)
+    expect(calls.slice(0, 2).map((c) => c.action)).toEqual(['allow', 'allow']);
+    expect(calls.slice(2).every((c) => c.action !== 'allow')).toBe(true);
     for (const c of calls) {
       expect(c.attributes['loopguard.detected_by']).toBe('dashboard');
       expect(c.attributes['loopguard.detected_source']).toBe('gen_ai');

@@ -30,11 +30,11 @@ describe('loopguard eval on a small labelled set (figures worked out by hand)', 
   //   is a shell command, its observations compare by exit status: 4 identical pairs at call 4.
   // s2: 3 different edits (stuck, onset 1): nobody finds anything.
   // h0: labelled with 0 calls and in no file: a healthy run with nothing found.
-  // h1: edit x fails twice (exact_failure warns at 2), then edit y succeeds: warned, not stopped.
-  // h2: edit z fails 5 times (resolved): exact_failure warns at 2, blocks at 5 with hard stop;
+  // h1: edit x fails twice (exact_failure warns from the 3rd), then edit y succeeds: nothing.
+  // h2: edit z fails 5 times (resolved): exact_failure warns at 3, blocks at 5 with hard stop;
   //   Gemini CLI at 5; OpenHands at 3 (the same action with an error 3 times).
   // h3: 3 different greps (resolved): nothing.
-  // lim-1: lookup x 3 times, same result (limit_norep): no_progress warns at 2; no peer fires.
+  // lim-1: lookup x 3 times, same result (limit_norep): no_progress warns at 3; no peer fires.
   it('gives every figure of each configuration and peer rule, overall and per source', async () => {
     const r = await report();
     expect(r.inputs).toEqual({
@@ -66,9 +66,9 @@ describe('loopguard eval on a small labelled set (figures worked out by hand)', 
         firstStopVsOnset: null,
       },
       healthy: {
-        warned: share(2, 4),
+        warned: share(1, 4),
         stopped: share(0, 4),
-        warnedBy: { axes: { exact_failure: 2 }, tools: { edit: 2 } },
+        warnedBy: { axes: { exact_failure: 1 }, tools: { edit: 1 } },
         stoppedBy: { axes: {}, tools: {} },
       },
       resolved: { warned: share(1, 2), stopped: share(0, 2) },
@@ -82,9 +82,9 @@ describe('loopguard eval on a small labelled set (figures worked out by hand)', 
         firstStopVsOnset: 6,
       },
       healthy: {
-        warned: share(2, 4),
+        warned: share(1, 4),
         stopped: share(1, 4),
-        warnedBy: { axes: { exact_failure: 2 }, tools: { edit: 2 } },
+        warnedBy: { axes: { exact_failure: 1 }, tools: { edit: 1 } },
         stoppedBy: { axes: { exact_failure: 1 }, tools: { edit: 1 } },
       },
       resolved: { warned: share(1, 2), stopped: share(1, 2) },
@@ -140,7 +140,7 @@ describe('loopguard eval on a small labelled set (figures worked out by hand)', 
       'stuck runs stopped (block/halt)': '0.000 (0/2) | 0.500 (1/2) | 0.500 (1/2) | 0.500 (1/2)',
       'first finding - onset, median (calls)': '+1 | +1 | +3 | +2',
       'first stop - onset, median (calls)': '- | +6 | +3 | +2',
-      'healthy runs warned or worse': '0.500 (2/4) | 0.500 (2/4) | 0.250 (1/4) | 0.250 (1/4)',
+      'healthy runs warned or worse': '0.250 (1/4) | 0.250 (1/4) | 0.250 (1/4) | 0.250 (1/4)',
       'healthy runs stopped (block/halt)': '0.000 (0/4) | 0.250 (1/4) | 0.250 (1/4) | 0.250 (1/4)',
       'resolved runs warned or worse': '0.500 (1/2) | 0.500 (1/2) | 0.500 (1/2) | 0.500 (1/2)',
       'resolved runs stopped (block/halt)': '0.000 (0/2) | 0.500 (1/2) | 0.500 (1/2) | 0.500 (1/2)',
@@ -163,8 +163,7 @@ describe('loopguard eval on a small labelled set (figures worked out by hand)', 
     // without hard stop a warn is the strongest answer: the healthy runs warned are listed
     expect(ex.default!.decisive).toBe('warn');
     expect(ex.default!.broken.map((e) => [e.scope, e.moment?.call, e.moment?.axis])).toEqual([
-      ['h1', 2, 'exact_failure'],
-      ['h2', 2, 'exact_failure'],
+      ['h2', 3, 'exact_failure'],
     ]);
     expect(ex['hard-stop']).toEqual({
       decisive: 'stop',

@@ -18,6 +18,8 @@ export interface SignatureState {
   seen: string[] | undefined;
   /** Failures since this signature last succeeded. */
   exactFailures: number;
+  /** The error key of this signature's latest failure, until it succeeds (same-error axis). */
+  lastError: string | undefined;
   /** Hash of the previous result, for no-progress and poll. */
   lastResult: string | undefined;
   /** Successful calls in a row returning the same result (no-progress axis). */
@@ -79,7 +81,7 @@ export interface ScopeState {
   /** The generation before `signatures`, forgotten when `signatures` fills up again. */
   olderSignatures: SignatureTable | undefined;
   toolFailures: Map<string, number>;
-  /** Per tool, failures per error key (see `errorKey`): the same-error axis. */
+  /** Per tool, failures per error key (see `errorKey`) since a call failing with it last succeeded: the same-error axis. */
   toolErrors: Map<string, Map<string, number>>;
   /** Recent calls for cycle detection, oldest first. */
   history: CycleEntry[];
@@ -195,6 +197,7 @@ export function signatureState(
     successes: 0,
     seen: undefined,
     exactFailures: 0,
+    lastError: undefined,
     lastResult: undefined,
     sameResultRun: 0,
     pollRun: 0,

@@ -108,14 +108,15 @@ describe('axesAfter', () => {
     const scope = newScope();
     const ctx = contextFor(scope, 'run_tests');
     expect(axesAfter(ctx, false, 'exit 1', undefined, [])).toEqual([]);
-    const second = axesAfter(ctx, false, 'exit 1', undefined, []);
-    expect(second.map((f) => f.axis)).toEqual(['exact_failure']);
-    expect(ctx.sig.exactFailures).toBe(2);
-    expect(scope.toolFailures.get('run_tests')).toBe(2);
+    expect(axesAfter(ctx, false, 'exit 1', undefined, [])).toEqual([]);
+    const third = axesAfter(ctx, false, 'exit 1', undefined, []);
+    expect(third.map((f) => f.axis)).toEqual(['exact_failure', 'same_tool_failure']);
+    expect(ctx.sig.exactFailures).toBe(3);
+    expect(scope.toolFailures.get('run_tests')).toBe(3);
     axesAfter(ctx, true, 'ok', undefined, []);
     expect(ctx.sig.exactFailures).toBe(0);
     // the tool's failures count across signatures, and a success of one does not clear them
-    expect(scope.toolFailures.get('run_tests')).toBe(2);
+    expect(scope.toolFailures.get('run_tests')).toBe(3);
     expect(ctx.sig.lastResult).toBe('ok');
   });
 

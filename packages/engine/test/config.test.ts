@@ -32,7 +32,7 @@ describe('configuration layers', () => {
     expect(config.guardrails.warnings).toBe(true); // env over file
     expect(config.guardrails.warnAfter.repetition).toBe(3); // file
     expect(config.guardrails.warnAfter.poll).toBe(6); // object over file
-    expect(config.guardrails.warnAfter.exactFailure).toBe(2); // default
+    expect(config.guardrails.warnAfter.exactFailure).toBe(3); // default
     expect(config.scopes.max).toBe(70); // env over file
   });
 

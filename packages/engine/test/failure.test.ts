@@ -25,7 +25,7 @@ function context(scope: ScopeState): CallContext {
 const fail = { ok: false };
 
 describe('exact_failure', () => {
-  it('warns from the 2nd failure of a signature and blocks from the 5th with hard stop', () => {
+  it('warns from the 3rd failure of a signature and blocks from the 5th with hard stop', () => {
     const engine = engineWith({ guardrails: { hardStop: true }, nudge: { thresholds: [] } });
     const decisions = Array.from(
       { length: 5 },
@@ -33,7 +33,7 @@ describe('exact_failure', () => {
     );
     expect(
       decisions.map((d) => d.findings.find((f) => f.axis === 'exact_failure')?.action),
-    ).toEqual([undefined, 'warn', 'warn', 'warn', 'block']);
+    ).toEqual([undefined, undefined, 'warn', 'warn', 'block']);
     expect(engine.haltDecision()?.axis).toBe('exact_failure');
     const next = engine.beforeCall({ tool: 'run_tests', args: { suite: 'a' } });
     expect(next).toMatchObject({ action: 'block', axis: 'exact_failure' });
@@ -55,30 +55,30 @@ describe('exact_failure', () => {
     for (let i = 0; i < 9; i++) {
       const { before, after } = call(engine, 'run_tests', { suite: 'a' }, fail);
       expect(before.action).toBe('allow');
-      expect(after!.action).toBe(i === 0 ? 'allow' : 'warn');
+      expect(after!.action).toBe(i < 2 ? 'allow' : 'warn');
     }
   });
 });
 
 describe('same_tool_failure', () => {
-  it('warns from 3 failures of a tool with any arguments and halts at 8 with hard stop', () => {
+  it('warns from 3 failures of a tool with any arguments and halts at 10 with hard stop', () => {
     const engine = engineWith({ guardrails: { hardStop: true }, nudge: { thresholds: [] } });
     const found = [];
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 10; i++) {
       const after = call(engine, 'bash', { command: `attempt ${i}` }, fail).after!;
       found.push(after.findings.find((f) => f.axis === 'same_tool_failure')?.action ?? '-');
     }
-    expect(found).toEqual(['-', '-', 'warn', 'warn', 'warn', 'warn', 'warn', 'halt']);
+    expect(found).toEqual(['-', '-', ...Array(7).fill('warn'), 'halt']);
     expect(engine.haltDecision()).toMatchObject({
       axis: 'same_tool_failure',
       action: 'halt',
-      count: 8,
+      count: 10,
     });
     // A halted scope refuses every further call, whatever the tool, naming the tool that failed.
     const refused = engine.beforeCall({ tool: 'read_file', args: { path: 'x' } });
     expect(refused.action).toBe('block');
     expect(refused.action === 'block' && refused.message).toMatch(
-      /^\[loopguard\] Halted: bash has failed 8 times.*This run has been stopped/,
+      /^\[loopguard\] Halted: bash has failed 10 times.*This run has been stopped/,
     );
   });
 
@@ -87,17 +87,17 @@ describe('same_tool_failure', () => {
     // five failures of one signature: exact_failure blocks it (the scope's first block)
     for (let i = 0; i < 5; i++) call(engine, 'deploy', { v: 1 }, fail);
     expect(engine.haltDecision()).toMatchObject({ axis: 'exact_failure', action: 'block' });
-    // three more failures of the tool with other arguments: same_tool_failure halts at 8
-    const last = [2, 3, 4].map((v) => call(engine, 'deploy', { v }, fail).after!);
-    expect(last[2]!.action).toBe('halt');
+    // five more failures of the tool with other arguments: same_tool_failure halts at 10
+    const last = [2, 3, 4, 5, 6].map((v) => call(engine, 'deploy', { v }, fail).after!);
+    expect(last[4]!.action).toBe('halt');
     for (const [tool, args] of [
-      ['deploy', { v: 5 }],
+      ['deploy', { v: 7 }],
       ['bash', { cmd: 'ls' }],
     ] as const) {
       const refused = engine.beforeCall({ tool, args });
       expect(refused).toMatchObject({ action: 'block', axis: 'same_tool_failure' });
       expect(refused.action === 'block' && refused.message).toMatch(
-        /^\[loopguard\] Halted: deploy has failed 8 times/,
+        /^\[loopguard\] Halted: deploy has failed 10 times/,
       );
     }
     // haltDecision stays the first block or halt (the API's promise)
@@ -106,9 +106,11 @@ describe('same_tool_failure', () => {
 
   it('a call that both blocks and halts is a halt: the strongest finding leads the decision', () => {
     const engine = engineWith({ guardrails: { hardStop: true }, nudge: { thresholds: [] } });
-    // three failures of v1, then five of v2: the 5th failure of v2 is the tool's 8th, so one call
-    // reaches exact_failure's block and same_tool_failure's halt together
-    for (let i = 0; i < 3; i++) call(engine, 'deploy', { v: 1 }, fail);
+    // five failures of v1, then five of v2: the 5th failure of v2 is the tool's 10th, so one call
+    // reaches exact_failure's block and same_tool_failure's halt together; v1's own block is left
+    // out by failing it four times only, then once more with v0 in between
+    for (let i = 0; i < 4; i++) call(engine, 'deploy', { v: 1 }, fail);
+    call(engine, 'deploy', { v: 0 }, fail);
     const v2 = Array.from({ length: 5 }, () => call(engine, 'deploy', { v: 2 }, fail).after!);
     const both = v2[4]!;
     expect(both.findings.map((f) => [f.axis, f.action])).toEqual([
@@ -117,7 +119,7 @@ describe('same_tool_failure', () => {
     ]);
     expect(both).toMatchObject({ action: 'halt', axis: 'same_tool_failure' });
     expect(both.action === 'halt' && both.message).toMatch(
-      /^\[loopguard\] Halted: deploy has failed 8 times/,
+      /^\[loopguard\] Halted: deploy has failed 10 times/,
     );
   });
 
@@ -146,6 +148,7 @@ describe('same_tool_failure', () => {
     const engine = engineWith({ nudge: { thresholds: [] } });
     call(engine, 'bash', { command: 'make' }, fail);
     call(engine, 'bash', { command: 'make test' }, fail);
+    call(engine, 'bash', { command: 'make' }, fail);
     call(engine, 'read_file', { path: 'a' }, { result: 'same' });
     call(engine, 'read_file', { path: 'a' }, { result: 'same' });
     // neither an idempotent nor an unclassified success is progress of the scope
@@ -153,8 +156,8 @@ describe('same_tool_failure', () => {
     call(engine, 'create_ticket', { title: 't' }, { result: 'T-1' });
     const failed = call(engine, 'bash', { command: 'make' }, fail).after!;
     expect(failed.findings.map((f) => [f.axis, f.count])).toEqual([
-      ['exact_failure', 2],
-      ['same_tool_failure', 3],
+      ['exact_failure', 3],
+      ['same_tool_failure', 4],
     ]);
     const read = call(engine, 'read_file', { path: 'a' }, { result: 'same' }).after!;
     expect(read.findings.map((f) => [f.axis, f.count])).toEqual([['no_progress', 3]]);

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { axes, call, engineWith, repeat } from './helpers.js';
 
 describe('no_progress', () => {
-  it('warns from the 2nd identical result of an idempotent tool and blocks at 5 with hard stop', () => {
+  it('warns from the 3rd identical result of an idempotent tool and blocks at 4 with hard stop', () => {
     const engine = engineWith({ guardrails: { hardStop: true }, nudge: { thresholds: [] } });
-    const actions = repeat(engine, 6, 'read_file', { path: 'a.ts' }, { result: 'same' });
-    expect(actions).toEqual(['allow', 'warn', 'warn', 'warn', 'block', 'blocked']);
+    const actions = repeat(engine, 5, 'read_file', { path: 'a.ts' }, { result: 'same' });
+    expect(actions).toEqual(['allow', 'allow', 'warn', 'block', 'blocked']);
     expect(engine.haltDecision()?.axis).toBe('no_progress');
   });
 

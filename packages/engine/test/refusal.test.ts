@@ -22,7 +22,7 @@ describe('refusal (what beforeCall would refuse, asked without counting)', () =>
 
   it('refuses any call of a halted scope, a signature never seen included', () => {
     const engine = engineWith(hardStop);
-    for (let i = 0; i < 8; i++) repeat(engine, 1, 'deploy', { env: i }, { ok: false, scope: 's' });
+    for (let i = 0; i < 10; i++) repeat(engine, 1, 'deploy', { env: i }, { ok: false, scope: 's' });
     expect(engine.haltDecision('s')?.action).toBe('halt');
     expect(engine.refusal?.({ scope: 's', tool: 'lookup', args: { id: 1 } })?.action).toBe('block');
     expect(engine.refusal?.({ scope: 'other', tool: 'lookup', args: { id: 1 } })).toBeUndefined();

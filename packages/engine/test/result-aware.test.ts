@@ -165,10 +165,12 @@ describe('answer exits', () => {
   it('other programs and other tools still fail', () => {
     const engine = engineWith(quiet);
     const make = call(engine, 'bash', { command: 'make' }, { ok: false }).after;
+    call(engine, 'bash', { command: 'make' }, { ok: false });
     const again = call(engine, 'bash', { command: 'make' }, { ok: false }).after;
     expect(make?.action).toBe('allow');
     expect(axes(again)).toContain('exact_failure');
     const search = engineWith(quiet);
+    call(search, 'grep', { pattern: 'x' }, { ok: false });
     call(search, 'grep', { pattern: 'x' }, { ok: false });
     expect(axes(call(search, 'grep', { pattern: 'x' }, { ok: false }).after)).toContain(
       'exact_failure',
@@ -177,6 +179,7 @@ describe('answer exits', () => {
 
   it('answerExits [] counts every non-zero exit as a failure', () => {
     const engine = engineWith({ ...quiet, guardrails: { answerExits: [] } });
+    call(engine, 'bash', 'grep x a.py', { ok: false });
     call(engine, 'bash', 'grep x a.py', { ok: false });
     const again = call(engine, 'bash', 'grep x a.py', { ok: false }).after;
     expect(axes(again)).toContain('exact_failure');

@@ -66,9 +66,9 @@ function answer(
   return [...history, ...response, { role: 'tool', content: answers }];
 }
 
-/** Records an engine halt in `scope` (eight failed deploys with different arguments). */
+/** Records an engine halt in `scope` (ten failed deploys with different arguments). */
 function haltScope(guard: Guard, scope: string): void {
-  for (let i = 0; i < 8; i++) {
+  for (let i = 0; i < 10; i++) {
     const call = { scope, tool: 'deploy', args: { env: `e${i}` } };
     guard.engine.beforeCall(call);
     guard.engine.afterCall({ ...call, ok: false });

@@ -90,14 +90,22 @@ describe('LangChain tool results', () => {
     });
 
     it(`a Command of an idempotent tool returning the same rows is no progress (${wiring})`, async () => {
-      const { spans } = await run(wiring, 'lookup', commandTool('lookup'), 2);
-      expect(spans.map((s) => s.attributes['loopguard.axis'])).toEqual([undefined, 'no_progress']);
+      const { spans } = await run(wiring, 'lookup', commandTool('lookup'), 3);
+      expect(spans.map((s) => s.attributes['loopguard.axis'])).toEqual([
+        undefined,
+        undefined,
+        'no_progress',
+      ]);
     });
 
     it(`a Command whose ToolMessage has status error is a failure (${wiring})`, async () => {
-      const { spans } = await run(wiring, 'transfer', commandTool('transfer', 'error'), 2);
-      expect(spans.map((s) => s.attributes['loopguard.outcome'])).toEqual(['error', 'error']);
-      expect(spans[1]?.attributes['loopguard.axis']).toBe('exact_failure');
+      const { spans } = await run(wiring, 'transfer', commandTool('transfer', 'error'), 3);
+      expect(spans.map((s) => s.attributes['loopguard.outcome'])).toEqual([
+        'error',
+        'error',
+        'error',
+      ]);
+      expect(spans[2]?.attributes['loopguard.axis']).toBe('exact_failure');
     });
   }
 });

@@ -149,15 +149,15 @@ describe('guardLangChainTool', () => {
         (result) => ({ result }),
         (error: unknown) => ({ error }),
       );
-      expect(runs).toBe(5); // the fifth identical result made the engine halt the scope
+      expect(runs).toBe(4); // the fourth identical result made the engine stop (no_progress)
       if (factory === patched) {
         expect('error' in outcome && outcome.error).toBeInstanceOf(LoopHaltError);
         continue;
       }
       if (!('result' in outcome)) throw outcome.error;
       const messages = toolMessages(outcome.result.messages);
-      expect(messages.get('call-5')?.status).toBe('error');
-      expect(String(messages.get('call-5')?.content)).toMatch(/^LoopHaltError: loopguard halted/);
+      expect(messages.get('call-4')?.status).toBe('error');
+      expect(String(messages.get('call-4')?.content)).toMatch(/^LoopHaltError: loopguard halted/);
       // the later calls never run: each is answered with the reason
       expect(String(messages.get('call-8')?.content)).toMatch(/^\[loopguard\] Blocked/);
     }

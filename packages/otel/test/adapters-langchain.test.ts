@@ -115,7 +115,12 @@ describe('loopguardMiddleware with createAgent and a scripted chat model', () =>
       'RangeError',
       'RangeError',
     ]);
-    expect(spans[1]?.attributes['loopguard.axis']).toBe('exact_failure');
+    // exact_failure warns from the 3rd failure of a signature
+    expect(spans.map((s) => s.attributes['loopguard.axis'])).toEqual([
+      undefined,
+      undefined,
+      'exact_failure',
+    ]);
 
     const strict = createAgent({
       model: loopingModel('bash', { cmd: 'make' }, 1),

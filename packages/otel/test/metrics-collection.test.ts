@@ -220,7 +220,8 @@ describe('metrics across collections', () => {
     const fromA = fromSpans(a.spans());
     const fromB = fromSpans(b.spans());
     expect(fromA.calls).toEqual({ 'grep|allow|ok': 3 });
-    expect(fromB.calls['grep|allow|ok']).toBe(1);
+    // the same result from the 3rd identical grep on is no progress (warn): two calls allowed
+    expect(fromB.calls['grep|allow|ok']).toBe(2);
     expect(Object.keys(fromB.decisions).length).toBeGreaterThan(0);
     expect(exported(lastExport(a.exporter))).toEqual(fromA);
     expect(exported(lastExport(b.exporter))).toEqual(fromB);

@@ -68,6 +68,17 @@ export function exactFailureBefore(ctx: CallContext): Finding | undefined {
 const MAX_ERRORS_PER_TOOL = 64;
 
 /**
+ * A call that failed succeeds: the count of the error it failed with last starts again. Other
+ * successes, of the same tool too (an `ls`, an `apt-get update` between two identical failing
+ * installs), leave it, so a failure repeated between unrelated successes is still counted.
+ */
+export function clearSameError(ctx: CallContext): void {
+  const key = ctx.sig.lastError;
+  ctx.sig.lastError = undefined;
+  if (key !== undefined) ctx.scope.toolErrors.get(ctx.tool)?.delete(key);
+}
+
+/**
  * After a failed call: the same-error finding of its tool, counting failures of the tool with the
  * same error key, whatever the arguments (never for failure-tolerant tools). It adds what
  * exact_failure does not see: while every one of them is a failure of this call's signature since
@@ -84,6 +95,7 @@ export function sameErrorAfter(ctx: CallContext, key: string): Finding | undefin
   } else if (errors.size >= MAX_ERRORS_PER_TOOL && !errors.has(key)) errors.clear();
   const failures = (errors.get(key) ?? 0) + 1;
   errors.set(key, failures);
+  ctx.sig.lastError = key;
   // these failures are all this signature's since it last succeeded: exact_failure judges them
   if (failures <= ctx.sig.exactFailures) return undefined;
   const { warnAfter, hardStopAfter } = ctx.policy;

@@ -2,6 +2,7 @@ import { type CallContext, rememberedSignatures, type ScopeState } from '../stat
 import type { Finding } from '../types.js';
 import { cycleAfter } from './cycle.js';
 import {
+  clearSameError,
   exactFailureAfter,
   exactFailureBefore,
   sameErrorAfter,
@@ -49,7 +50,7 @@ export function axesAfter(
   }
   if (ok) {
     sig.exactFailures = 0;
-    if (ctx.scope.toolErrors.size !== 0) ctx.scope.toolErrors.delete(ctx.tool);
+    if (sig.lastError !== undefined) clearSameError(ctx);
     if (policy.kind === 'mutating') clearProgress(ctx.scope);
     if (policy.kind === 'poller') {
       finding = pollAfter(ctx, result);
