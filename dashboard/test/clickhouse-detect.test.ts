@@ -221,35 +221,52 @@ describe('loopguard dashboard --store clickhouse:// with a Collector writing ote
         s.startTimeUnixNano = BigInt(start + i * 1000) * 1_000_000n;
         return s;
       });
-      console.log('inserting');
       await collector.insert('otel_traces', spans.map(spanToRow));
-      console.log('inserted');
       const api = async <T>(path: string) =>
         (await (await fetch(`${dashboard.url}${path}`)).json()) as T;
-      type Hotspots = { rows: { tool: string; calls: number; nudges: number; warns: number }[] };
-      let hotspots: Hotspots = { rows: [] };
-      for (let i = 0; i < 200 && hotspots.rows.length === 0; i++) {
+      type Session = {
+        calls?: {
+          streak: number;
+          attributes: Record<string, string>;
+          events: { name: string }[];
+        }[];
+      };
+      // the views count the calls at insert; the session exists once the detector decided them
+      let session: Session = {};
+      const decided = (s: Session) =>
+        s.calls?.length === 5 &&
+        s.calls.every((c) => c.attributes['loopguard.detected_by'] === 'dashboard');
+      for (let i = 0; i < 300 && !decided(session); i++) {
         await new Promise((r) => setTimeout(r, 100));
-        hotspots = await api<Hotspots>('/api/hotspots?range=1h');
+        session = await api<Session>('/api/session?scope=conv&range=1h');
       }
+      type Hotspots = { rows: { tool: string; calls: number; nudges: number; warns: number }[] };
+      const hotspots = await api<Hotspots>('/api/hotspots?range=1h');
       expect(hotspots.rows).toEqual([expect.objectContaining({ tool: 'get_weather', calls: 5 })]);
       expect(hotspots.rows[0]!.nudges + hotspots.rows[0]!.warns).toBeGreaterThan(0);
-      const session = await api<{
-        calls: { streak: number; attributes: Record<string, string>; events: { name: string }[] }[];
-      }>(`/api/session?scope=conv&range=1h`);
+      if (!session.calls) throw new Error('no session');
       expect(session.calls.map((c) => c.streak)).toEqual([1, 2, 3, 4, 5]);
       expect(
         session.calls.every((c) => c.attributes['loopguard.detected_by'] === 'dashboard'),
       ).toBe(true);
-      const metrics = await (await fetch(`${dashboard.url}/metrics`)).text();
-      // each finding counted once, labelled as the dashboard's; each call once
-      const counted = [
-        ...metrics.matchAll(/^loopguard_decisions_total\{[^}]*detected_by="dashboard"\} (\d+)$/gm),
-      ].reduce((n, m) => n + Number(m[1]), 0);
       const events = session.calls.reduce(
         (n, c) => n + c.events.filter((e) => e.name.startsWith('loopguard.')).length,
         0,
       );
+      // each finding counted once, labelled as the dashboard's; each call once (the counters are
+      // written after the rows)
+      let metrics = '';
+      let counted = 0;
+      for (let i = 0; i < 100; i++) {
+        metrics = await (await fetch(`${dashboard.url}/metrics`)).text();
+        counted = [
+          ...metrics.matchAll(
+            /^loopguard_decisions_total\{[^}]*detected_by="dashboard"\} (\d+)$/gm,
+          ),
+        ].reduce((n, m) => n + Number(m[1]), 0);
+        if (counted >= events) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
       expect(events).toBeGreaterThan(0);
       expect(counted).toBe(events);
       expect(metrics).toMatch(/^loopguard_tool_calls_total\{[^}]*tool="get_weather"[^}]*\} 5$/m);
