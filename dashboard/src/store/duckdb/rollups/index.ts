@@ -5,5 +5,6 @@
 export { Compactor } from './compaction.js';
 export { COUNTERS_NOW_SQL, DELTA_SCHEMA_SQL, DELTA_TABLES, withDelta } from './deltas.js';
 export { foldCountersSql, foldHourlySql, foldSessionsSql } from './fold.js';
+export { rebuildOldRollups } from './rebuild.js';
 export { deleteBeforeIn } from './retention.js';
 export { fillHotspotTotals, foldTotalsSql, totalsColumnsIn, totalsNow } from './totals.js';

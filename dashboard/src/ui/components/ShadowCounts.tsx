@@ -1,0 +1,43 @@
+import type { LoopAction, ShadowFindings } from '../../api/types.js';
+import { actionLabel, fmtInt } from '../format.js';
+import { ActionBadge } from './ActionBadge.js';
+
+/** The shadow findings' kinds, strongest first, with the action each counts. */
+const KINDS = [
+  ['halts', 'halt'],
+  ['blocks', 'block'],
+  ['warns', 'warn'],
+  ['nudges', 'nudge'],
+] as const;
+
+/**
+ * A row's findings decided in shadow mode (recorded, never applied), strongest first:
+ * "would have blocked 2", "would have warned 1"; a dash when there are none.
+ */
+export function ShadowCounts({ shadow }: { shadow: ShadowFindings }) {
+  const kinds = KINDS.filter(([key]) => shadow[key] > 0);
+  if (kinds.length === 0) return <span class="muted">–</span>;
+  return (
+    <span class="shadow-counts" data-testid="shadow-counts">
+      {kinds.map(([key, action]) => (
+        <span key={key} class={`count tone-${action} shadow-count`} data-action={action}>
+          {actionLabel(action, true)} {fmtInt(shadow[key])}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+/**
+ * Hollow badges for what shadow mode would have done to a session: "would have halted" (a shadow
+ * block or halt) or its strongest shadow action otherwise.
+ */
+export function ShadowBadge({ worst, halted }: { worst: LoopAction; halted: boolean }) {
+  if (worst === 'allow') return null;
+  const action = halted ? 'halt' : worst;
+  return (
+    <span class="badge-shadow" data-testid="shadow-badge">
+      <ActionBadge action={action} label={actionLabel(action, true)} />
+    </span>
+  );
+}
