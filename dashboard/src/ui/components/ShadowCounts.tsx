@@ -10,6 +10,22 @@ const KINDS = [
   ['nudges', 'nudge'],
 ] as const;
 
+/** Whether any row has a finding decided in shadow mode. */
+export function anyShadow(rows: readonly { shadow: ShadowFindings }[]): boolean {
+  return rows.some((r) => r.shadow.nudges + r.shadow.warns + r.shadow.blocks + r.shadow.halts > 0);
+}
+
+/**
+ * The columns of a list page: its Shadow column (key `shadow`) only when a row of the page has
+ * shadow findings, so that a team not using shadow mode sees the table as before.
+ */
+export function shadowColumns<C extends { key: string }>(
+  columns: readonly C[],
+  rows: readonly { shadow: ShadowFindings }[],
+): C[] {
+  return anyShadow(rows) ? [...columns] : columns.filter((c) => c.key !== 'shadow');
+}
+
 /**
  * A row's findings decided in shadow mode (recorded, never applied), strongest first:
  * "would have blocked 2", "would have warned 1"; a dash when there are none.

@@ -1,6 +1,6 @@
 import type { Summary } from '../../api/types.js';
 import { fmtCount, fmtInt, fmtPct } from '../format.js';
-import { ShadowCounts } from './ShadowCounts.js';
+import { anyShadow, ShadowCounts } from './ShadowCounts.js';
 
 interface Card {
   key: Exclude<keyof Summary, 'shadow'>;
@@ -33,11 +33,10 @@ const CARDS: Card[] = [
  */
 export function SummaryCards({ summary }: { summary: Summary }) {
   const { shadow } = summary;
-  const anyShadow = shadow.nudges + shadow.warns + shadow.blocks + shadow.halts > 0;
   return (
     <>
       <Cards summary={summary} />
-      {anyShadow && (
+      {anyShadow([summary]) && (
         <p class="shadow-summary" data-testid="summary-shadow">
           Shadow mode (recorded, not applied): <ShadowCounts shadow={shadow} />
           {shadow.haltedSessions > 0 &&

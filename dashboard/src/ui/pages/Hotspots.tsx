@@ -6,7 +6,7 @@ import { type Column, DataTable } from '../components/DataTable.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager } from '../components/Pager.js';
-import { ShadowCounts } from '../components/ShadowCounts.js';
+import { ShadowCounts, shadowColumns } from '../components/ShadowCounts.js';
 import { SpendText } from '../components/SpendText.js';
 import { fmtAgo, fmtInt, fmtSeconds, fmtTime } from '../format.js';
 import { apiUrl } from '../models/api.js';
@@ -121,7 +121,7 @@ export function Hotspots() {
         <>
           <DataTable
             label="Hotspots"
-            columns={COLUMNS}
+            columns={shadowColumns(COLUMNS, s.data.rows)}
             rows={s.data.rows}
             rowKey={(h) => `${h.service}|${h.signature}`}
             table={table}

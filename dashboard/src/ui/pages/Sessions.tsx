@@ -6,7 +6,7 @@ import { type Column, DataTable } from '../components/DataTable.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager } from '../components/Pager.js';
-import { ShadowBadge, ShadowCounts } from '../components/ShadowCounts.js';
+import { ShadowBadge, ShadowCounts, shadowColumns } from '../components/ShadowCounts.js';
 import { fmtInt, fmtMs } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
@@ -164,7 +164,7 @@ export function Sessions() {
         <>
           <DataTable
             label="Sessions"
-            columns={COLUMNS}
+            columns={shadowColumns(COLUMNS, s.data.rows)}
             rows={s.data.rows}
             rowKey={(r) => `${r.service}|${r.scope}`}
             table={table}
