@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { toNumber } from '../../common/index.js';
 import {
   FINDING_COLUMNS,
+  findingColumn,
   HAS_SIGNATURE,
   HOUR_MS,
   INT64_MAX,
@@ -39,7 +40,7 @@ export const rebuildSessionsSql = (range: string) => `INSERT INTO loopguard_sess
     ${rank(false)}, ${sumFindingsSql('nudge', false)}, ${sumFindingsSql('warn', false)},
     ${sumFindingsSql('block', false)}, min("StartMs"), max("StartMs" + "Duration" // 1000000),
     ${rank(true)}, ${FINDING_COLUMNS.slice(4)
-      .map((c) => sumFindingsSql(c.slice(6, -1).toLowerCase(), true))
+      .map((c) => sumFindingsSql(findingColumn(c).action, true))
       .join(', ')}
   FROM ${SPANS_SQL} WHERE "IsCall" AND "LoopScope" <> '' AND ${range}
   GROUP BY h, "LoopScope", "ServiceName"`;
