@@ -72,6 +72,14 @@ function reference(spans: SpanRecord[], fields: SpanFields[]) {
         firstMs: f.startMs,
         lastMs: f.startMs,
         sampleArgs: '',
+        nudges: 0,
+        warns: 0,
+        blocks: 0,
+        halts: 0,
+        shadowNudges: 0,
+        shadowWarns: 0,
+        shadowBlocks: 0,
+        shadowHalts: 0,
       }));
       r.calls = (r.calls as number) + 1;
       r.maxStreak = Math.max(r.maxStreak as number, f.streak);
@@ -79,6 +87,11 @@ function reference(spans: SpanRecord[], fields: SpanFields[]) {
       r.firstMs = Math.min(r.firstMs as number, f.startMs);
       r.lastMs = Math.max(r.lastMs as number, f.startMs);
       if (r.sampleArgs === '') r.sampleArgs = f.toolArgs;
+      // one per finding, shadow ones apart
+      for (const [, a] of found) {
+        const key = shadow ? `shadow${a[0]!.toUpperCase()}${a.slice(1)}s` : `${a}s`;
+        r[key] = (r[key] as number) + 1;
+      }
     }
     if (f.scope !== '') {
       const r = group(sessions, [hour, f.scope, service], () => ({
@@ -94,13 +107,21 @@ function reference(spans: SpanRecord[], fields: SpanFields[]) {
         blocks: 0,
         startMs: f.startMs,
         endMs: f.startMs + durationMs,
+        shadowRank: 0,
+        shadowNudges: 0,
+        shadowWarns: 0,
+        shadowBlocks: 0,
+        shadowHalts: 0,
       }));
       r.calls = (r.calls as number) + 1;
       r.maxStreak = Math.max(r.maxStreak as number, f.streak);
-      r.maxRank = Math.max(r.maxRank as number, f.actionRank);
-      // one per finding, as the decisions counter
-      for (const [, a] of found)
-        if (a === 'nudge' || a === 'warn' || a === 'block') r[`${a}s`] = (r[`${a}s`] as number) + 1;
+      // enforced findings and rank, shadow ones apart; one per finding, as the decisions counter
+      const rank = shadow ? 'shadowRank' : 'maxRank';
+      r[rank] = Math.max(r[rank] as number, f.actionRank);
+      for (const [, a] of found) {
+        const key = shadow ? `shadow${a[0]!.toUpperCase()}${a.slice(1)}s` : `${a}s`;
+        if (shadow || a !== 'halt') r[key] = (r[key] as number) + 1;
+      }
       if (f.conversationId > (r.conversationId as string)) r.conversationId = f.conversationId;
       r.startMs = Math.min(r.startMs as number, f.startMs);
       r.endMs = Math.max(r.endMs as number, f.startMs + durationMs);

@@ -36,6 +36,7 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
         sessions: 0,
         haltedSessions: 0,
         loopShare: 0,
+        shadow: { nudges: 0, warns: 0, blocks: 0, halts: 0, haltedSessions: 0 },
       });
       expect(await store.hotspots(all)).toEqual({ rows: [], total: 0 });
       expect(await store.sessions(all)).toEqual({ rows: [], total: 0 });

@@ -52,6 +52,20 @@ async function expectSameAnswers(got: Store, expected: Store): Promise<void> {
 
 const CUTOFF = T0 + 3 * HOUR + 17 * MIN;
 
+/** A value with every `shadow` property (all zero, checked) taken out, at any depth. */
+function withoutShadow(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutShadow);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k !== 'shadow') out[k] = withoutShadow(v);
+    else if (typeof v === 'object') {
+      for (const n of Object.values(v as object)) expect([0, false, 'allow']).toContain(n);
+    }
+  }
+  return out;
+}
+
 describe('duckdb delta rows and compaction', () => {
   it('answers the same with the rollups waiting as delta rows as compacted after every commit', async () => {
     const paths = [file('waiting'), file('compacting')];
@@ -146,7 +160,9 @@ describe('duckdb delta rows and compaction', () => {
     writeFileSync(path, gunzipSync(gz));
     const old = await openDuckDbStore({ path });
     // the answers that build gave: Summary.haltedSessions came after it (and is read from the file)
-    const answers = await storeAnswers(old);
+    // (and the shadow counts of hotspots, sessions and summaries came after it: that build had
+    // no shadow spans, so they are zero, and its rollups are rebuilt from the spans on open)
+    const answers = withoutShadow(await storeAnswers(old)) as Record<string, unknown>;
     const asThen: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(answers)) {
       if (!key.startsWith('summary ')) asThen[key] = value;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../src/store/index.js';
 import { makeToolSpan } from './span-fixtures.js';
-import { T0 } from './store-seed.js';
+import { ALL, MIN, T0 } from './store-seed.js';
 
 const SHADOW = { 'loopguard.shadow': 'true' };
 
@@ -76,6 +76,122 @@ export function describeShadowConformance(name: string, makeStore: () => Promise
       const enforced = await store.session('enforced');
       expect(enforced?.calls.map((x) => x.shadow)).toEqual([undefined, undefined, undefined]);
       expect(enforced?.calls.at(-1)?.outcome).toBe('blocked');
+    });
+
+    // a minute of raw spans; whole hours (the rollups); a range whose first hour is partial
+    const ranges = [
+      ['raw', { from: T0, to: T0 + MIN }],
+      ['rollup', ALL],
+      ['partial hours', { from: T0 + 500, to: T0 + 300 * MIN }],
+    ] as const;
+
+    it.each(ranges)(
+      'shows shadow decisions apart in sessions and summary (%s)',
+      async (_n, range) => {
+        await store.insert(shadowRuns());
+        const list = await store.sessions(range, { sort: 'scope', order: 'asc' });
+        const rows = Object.fromEntries(list.rows.map((r) => [r.scope, r]));
+        expect(rows.enforced).toMatchObject({
+          worstAction: 'block',
+          halted: true,
+          warns: 1,
+          blocks: 1,
+          shadow: { nudges: 0, warns: 0, blocks: 0, halts: 0, worstAction: 'allow', halted: false },
+        });
+        // the shadow run stopped nothing: no enforced badge, but what it would have been
+        expect(rows.shadowed).toMatchObject({
+          worstAction: 'allow',
+          halted: false,
+          nudges: 0,
+          warns: 0,
+          blocks: 0,
+          shadow: { nudges: 0, warns: 1, blocks: 1, halts: 0, worstAction: 'block', halted: true },
+        });
+        const summary = await store.summary(range);
+        expect(summary).toMatchObject({ warns: 1, blocks: 1, haltedSessions: 1 });
+        expect(summary.shadow).toEqual({
+          nudges: 0,
+          warns: 1,
+          blocks: 1,
+          halts: 0,
+          haltedSessions: 1,
+        });
+        const detail = await store.session('shadowed', range);
+        expect(detail?.session.shadow.halted).toBe(true);
+        expect(detail?.session.halted).toBe(false);
+      },
+    );
+
+    it.each(ranges)(
+      'counts shadow findings apart on hotspots, in every order (%s)',
+      async (_n, range) => {
+        await store.insert([
+          ...shadowRuns(),
+          // another hotspot, so that the pages have something to order
+          makeToolSpan({ scope: 'other', tool: 'ls', args: '.', timeMs: T0 + 5000 }),
+        ]);
+        const sorts = [
+          { sort: 'calls', order: 'desc' },
+          { sort: 'calls', order: 'asc' },
+          { sort: 'blocks', order: 'desc' },
+          { sort: 'signature', order: 'asc' },
+          { sort: 'firstSeen', order: 'asc' },
+          { sort: 'sessions', order: 'desc' },
+        ] as const;
+        for (const page of sorts) {
+          const { rows, total } = await store.hotspots(range, page);
+          expect(total).toBe(2);
+          const deploy = rows.find((r) => r.tool === 'deploy');
+          expect(deploy, JSON.stringify(page)).toMatchObject({
+            calls: 6,
+            nudges: 0,
+            warns: 1,
+            blocks: 1,
+            halts: 0,
+            shadow: { nudges: 0, warns: 1, blocks: 1, halts: 0 },
+            sessions: 2,
+          });
+          expect(rows.find((r) => r.tool === 'ls')?.shadow).toEqual({
+            nudges: 0,
+            warns: 0,
+            blocks: 0,
+            halts: 0,
+          });
+        }
+      },
+    );
+
+    it('counts each finding of a call on its hotspot, not the call by its strongest action', async () => {
+      const findings = (shadow: boolean) =>
+        makeToolSpan({
+          scope: shadow ? 's' : 'e',
+          tool: 'grep',
+          args: 'x',
+          timeMs: T0 + (shadow ? 2000 : 1000),
+          action: 'block',
+          axis: 'repetition',
+          findings: [
+            { action: 'nudge', axis: 'streak' },
+            { action: 'block', axis: 'repetition' },
+            { action: 'halt', axis: 'repetition' },
+          ],
+          attributes: shadow ? SHADOW : {},
+        });
+      await store.insert([findings(false), findings(true)]);
+      for (const [, range] of ranges) {
+        const [h] = (await store.hotspots(range)).rows;
+        expect(h).toMatchObject({
+          calls: 2,
+          nudges: 1,
+          warns: 0,
+          blocks: 1,
+          halts: 1,
+          shadow: { nudges: 1, warns: 0, blocks: 1, halts: 1 },
+        });
+        const s = await store.summary(range);
+        expect([s.nudges, s.blocks, s.halts]).toEqual([1, 1, 1]);
+        expect(s.shadow).toMatchObject({ nudges: 1, blocks: 1, halts: 1 });
+      }
     });
   });
 }

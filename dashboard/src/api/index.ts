@@ -17,6 +17,7 @@ export type {
   SeriesPoint,
   SessionDetail,
   SessionRow,
+  ShadowFindings,
   SpanEventRow,
   Summary,
   TimelineCall,

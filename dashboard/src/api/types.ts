@@ -14,6 +14,17 @@ export interface SpanEventRow {
 /** The strongest loopguard action of a call (contract section 2). */
 export type LoopAction = 'allow' | 'nudge' | 'warn' | 'block' | 'halt';
 
+/**
+ * Findings decided in shadow mode (`loopguard.shadow`): computed and recorded, never applied. Each
+ * is what would have happened when enforced ("would have blocked").
+ */
+export interface ShadowFindings {
+  nudges: number;
+  warns: number;
+  blocks: number;
+  halts: number;
+}
+
 /** Time range and filters shared by every query. `from`/`to` are epoch ms, `to` exclusive. */
 export interface QueryFilter {
   from: number;
@@ -43,8 +54,10 @@ export interface Page<T> {
 
 /**
  * Totals for a time range. `loopShare` = non-allow calls / calls (0 when no calls). Nudges, warns,
- * blocks and halts count findings (a call's loopguard.<action> events, else its action), as
- * `loopguard_decisions_total` does; `haltedSessions` counts the sessions the list marks halted.
+ * blocks and halts count enforced findings (a call's loopguard.<action> events, else its action),
+ * as `loopguard_decisions_total` without `shadow="true"` does; `haltedSessions` counts the
+ * sessions the list marks halted. `shadow` counts the shadow-mode findings apart, and the sessions
+ * that would have been halted (SessionRow.shadow.halted).
  */
 export interface Summary {
   spans: number;
@@ -57,6 +70,7 @@ export interface Summary {
   /** Sessions with a block or halt in range (SessionRow.halted). */
   haltedSessions: number;
   loopShare: number;
+  shadow: ShadowFindings & { haltedSessions: number };
 }
 
 /** One repeated signature, aggregated. */
@@ -66,10 +80,13 @@ export interface Hotspot {
   signature: string;
   calls: number;
   longestStreak: number;
+  /** Enforced findings of each kind (a nudge beside a warn is still a nudge). */
   nudges: number;
   warns: number;
   blocks: number;
   halts: number;
+  /** Findings decided in shadow mode, counted apart from the enforced ones. */
+  shadow: ShadowFindings;
   sessions: number;
   /** Seconds spent in calls that were repeats (loopguard.count > 1). */
   repeatSeconds: number;
@@ -86,12 +103,19 @@ export interface SessionRow {
   conversationId?: string;
   calls: number;
   longestStreak: number;
+  /** The strongest enforced action (shadow decisions apply nothing). */
   worstAction: LoopAction;
+  /** An enforced block or halt. */
   halted: boolean;
-  /** Findings of each kind (a nudge beside a warn is still a nudge), as Summary counts them. */
+  /** Enforced findings of each kind (a nudge beside a warn is still a nudge), as Summary counts them. */
   nudges: number;
   warns: number;
   blocks: number;
+  /**
+   * Findings decided in shadow mode, with what they would have made of the session: its strongest
+   * shadow action and whether it would have been halted (a shadow block or halt).
+   */
+  shadow: ShadowFindings & { worstAction: LoopAction; halted: boolean };
   start: number;
   end: number;
 }

@@ -68,6 +68,7 @@ describe('dashboard UI with nothing left to show, in Chromium', () => {
         halted: false,
         nudges: 0,
         warns: 0,
+        shadow: { nudges: 0, warns: 0, blocks: 0, halts: 0, worstAction: 'allow', halted: false },
         blocks: 0,
         start: 0,
         end: 0,

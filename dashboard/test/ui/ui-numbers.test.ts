@@ -20,6 +20,7 @@ const SUMMARY: Summary = {
   sessions: 7_654_321_098,
   haltedSessions: 3_210_987_654,
   loopShare: 0.99999,
+  shadow: { nudges: 0, warns: 0, blocks: 0, halts: 0, haltedSessions: 0 },
 };
 
 const HOTSPOT: Hotspot = {
@@ -32,6 +33,7 @@ const HOTSPOT: Hotspot = {
   warns: 1e10,
   blocks: 1e10,
   halts: 1e10,
+  shadow: { nudges: 0, warns: 0, blocks: 0, halts: 0 },
   sessions: 1_234_567_890,
   repeatSeconds: 1e10,
   firstSeen: Date.now() - 86_400_000,

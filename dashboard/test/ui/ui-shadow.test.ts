@@ -92,4 +92,74 @@ describe('shadow decisions in Chromium', () => {
     expect(await details.locator('.finding-message').textContent()).toBe('deploy repeated 4 times');
     expect(pageErrors).toEqual([]);
   });
+
+  /** The text of each cell of the row of a table whose text holds `key`, by column header. */
+  async function rowByHeader(key: string): Promise<Record<string, string>> {
+    const table = page.locator('table.data-table');
+    const row = table.locator('tbody tr').filter({ hasText: key });
+    await poll(() => row.count()).toBe(1);
+    const headers = (await table.locator('thead th').allTextContents()).map((h) =>
+      h.replace(/[▲▼]/g, '').trim(),
+    );
+    const cells = await row.locator('td').allTextContents();
+    return Object.fromEntries(headers.map((h, i) => [h, cells[i] ?? '']));
+  }
+
+  it('the Sessions list shows a shadow run apart: no halted badge, what it would have been', async () => {
+    await openRoute(page, dash, '#/sessions');
+    const shadowRow = await rowByHeader('shadow-run');
+    expect(shadowRow).toMatchObject({
+      Status: 'would have halted',
+      Halted: 'no (would have, by block)',
+      Warns: '0',
+      Blocks: '0',
+      Shadow: 'would have blocked 1would have warned 2',
+    });
+    const liveRow = await rowByHeader('live-run');
+    expect(liveRow).toMatchObject({
+      Status: 'haltedblockedwarned',
+      Halted: 'by block',
+      Warns: '2',
+      Blocks: '1',
+      Shadow: '–',
+    });
+    const row = page.locator('table.data-table tbody tr').filter({ hasText: 'shadow-run' });
+    expect(await row.getByTestId('shadow-badge').count()).toBe(1);
+    expect(
+      await row.getByTestId('shadow-counts').locator('.shadow-count').allTextContents(),
+    ).toEqual(['would have blocked 1', 'would have warned 2']);
+    await screenshot(page, 'shadow-sessions');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('Hotspots count enforced findings and shadow ones apart', async () => {
+    await openRoute(page, dash, '#/hotspots');
+    const deploy = await rowByHeader('deploy');
+    // both runs made the same call: enforced findings in the action columns, shadow ones apart
+    expect(deploy).toMatchObject({
+      Calls: '8',
+      Warns: '2',
+      Blocks: '1',
+      Halts: '0',
+      Shadow: 'would have blocked 1would have warned 2',
+    });
+    const overview = async () => {
+      await openRoute(page, dash, '#/');
+      const line = page.getByTestId('summary-shadow');
+      await line.waitFor();
+      return {
+        blocks: await page.getByTestId('summary-blocks').textContent(),
+        halted: await page.getByTestId('summary-haltedSessions').textContent(),
+        shadow: await line.textContent(),
+      };
+    };
+    expect(await overview()).toEqual({
+      blocks: '1',
+      halted: '1',
+      shadow:
+        'Shadow mode (recorded, not applied): would have blocked 1would have warned 2 · 1 session would have been halted',
+    });
+    await screenshot(page, 'shadow-hotspots');
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -20,7 +20,8 @@ CREATE TABLE IF NOT EXISTS loopguard_calls (
     NudgeFindings UInt16,
     WarnFindings UInt16,
     BlockFindings UInt16,
-    HaltFindings UInt16
+    HaltFindings UInt16,
+    Shadow Bool
 ) ENGINE = MergeTree
 PARTITION BY toDate(Timestamp)
 ORDER BY Timestamp
@@ -32,10 +33,13 @@ ALTER TABLE loopguard_calls ADD COLUMN IF NOT EXISTS NudgeFindings UInt16;
 ALTER TABLE loopguard_calls ADD COLUMN IF NOT EXISTS WarnFindings UInt16;
 ALTER TABLE loopguard_calls ADD COLUMN IF NOT EXISTS BlockFindings UInt16;
 ALTER TABLE loopguard_calls ADD COLUMN IF NOT EXISTS HaltFindings UInt16;
+-- Shadow (loopguard.shadow), added later still: calls stored before it, or by a view created
+-- before it, read as enforced (docs/scaling.md says how to recreate the views).
+ALTER TABLE loopguard_calls ADD COLUMN IF NOT EXISTS Shadow Bool DEFAULT false;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS loopguard_calls_mv TO loopguard_calls AS
 SELECT Timestamp, ServiceName, ToolName, Signature, LoopAction, ActionRank, LoopScope,
     ConversationId, Streak, LoopCount, Duration, ToolArgs, NudgeFindings, WarnFindings,
-    BlockFindings, HaltFindings
+    BlockFindings, HaltFindings, Shadow
 FROM ({{derive}})
 WHERE IsCall;

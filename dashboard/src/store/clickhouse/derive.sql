@@ -56,5 +56,14 @@ SELECT
     arrayCount(f -> f.2 = 'nudge', Findings) AS NudgeFindings,
     arrayCount(f -> f.2 = 'warn', Findings) AS WarnFindings,
     arrayCount(f -> f.2 = 'block', Findings) AS BlockFindings,
-    arrayCount(f -> f.2 = 'halt', Findings) AS HaltFindings
+    arrayCount(f -> f.2 = 'halt', Findings) AS HaltFindings,
+    -- the same split into enforced findings and shadow-mode ones, for the rollup views
+    if(Shadow, 0, NudgeFindings) AS EnforcedNudges,
+    if(Shadow, 0, WarnFindings) AS EnforcedWarns,
+    if(Shadow, 0, BlockFindings) AS EnforcedBlocks,
+    if(Shadow, 0, HaltFindings) AS EnforcedHalts,
+    if(Shadow, NudgeFindings, 0) AS ShadowNudgeFindings,
+    if(Shadow, WarnFindings, 0) AS ShadowWarnFindings,
+    if(Shadow, BlockFindings, 0) AS ShadowBlockFindings,
+    if(Shadow, HaltFindings, 0) AS ShadowHaltFindings
 FROM otel_traces

@@ -4,6 +4,16 @@ import type { SqlParams } from './executor.js';
 import { rollupView } from './schema.js';
 import { rawConditions, rollupRows, type Source, where, wholeMinutes } from './sql.js';
 
+/**
+ * Enforced findings per kind (nudges ... halts) and shadow-mode ones (shadowNudges ...) over
+ * derived rows.
+ */
+export const FINDINGS_SQL = `sumIf(NudgeFindings, NOT Shadow) AS nudges,
+  sumIf(WarnFindings, NOT Shadow) AS warns, sumIf(BlockFindings, NOT Shadow) AS blocks,
+  sumIf(HaltFindings, NOT Shadow) AS halts, sumIf(NudgeFindings, Shadow) AS shadowNudges,
+  sumIf(WarnFindings, Shadow) AS shadowWarns, sumIf(BlockFindings, Shadow) AS shadowBlocks,
+  sumIf(HaltFindings, Shadow) AS shadowHalts`;
+
 const ORDER_TAIL = 'calls DESC, signature, service, tool';
 
 /** The key hashed into the rollup's KeyHash column (rollups.sql), for the partial minutes. */
@@ -16,10 +26,10 @@ const ROLLUP_AGG: Record<(typeof HOTSPOT_SORTS)[number], string> = {
   signature: 'any(Signature)',
   calls: 'sum(Calls)',
   longestStreak: 'max(LongestStreak)',
-  nudges: "sumIf(Calls, LoopAction = 'nudge')",
-  warns: "sumIf(Calls, LoopAction = 'warn')",
-  blocks: "sumIf(Calls, LoopAction = 'block')",
-  halts: "sumIf(Calls, LoopAction = 'halt')",
+  nudges: 'sum(NudgeFindings)',
+  warns: 'sum(WarnFindings)',
+  blocks: 'sum(BlockFindings)',
+  halts: 'sum(HaltFindings)',
   sessions: 'uniqExactMerge(Sessions)',
   repeatSeconds: 'sum(RepeatNs) / 1e9',
   firstSeen: 'min(FirstSeen)',
@@ -32,12 +42,13 @@ const ROLLUP_COLUMNS = `ServiceName AS service, ToolName AS tool, Signature AS s
   (c) => !NAMES.has(c),
 )
   .map((c) => `${ROLLUP_AGG[c]} AS ${c}`)
-  .join(', ')}, max(SampleArgs) AS sampleArgs`;
+  .join(', ')}, max(SampleArgs) AS sampleArgs, sum(ShadowNudges) AS shadowNudges,
+  sum(ShadowWarns) AS shadowWarns, sum(ShadowBlocks) AS shadowBlocks,
+  sum(ShadowHalts) AS shadowHalts`;
 
 const RAW_COLUMNS = `ServiceName AS service, ToolName AS tool, Signature AS signature, count() AS calls,
-  max(Streak) AS longestStreak, countIf(LoopAction = 'nudge') AS nudges,
-  countIf(LoopAction = 'warn') AS warns, countIf(LoopAction = 'block') AS blocks,
-  countIf(LoopAction = 'halt') AS halts, uniqExactIf(LoopScope, LoopScope != '') AS sessions,
+  max(Streak) AS longestStreak, ${FINDINGS_SQL},
+  uniqExactIf(LoopScope, LoopScope != '') AS sessions,
   sumIf(Duration, LoopCount > 1) / 1e9 AS repeatSeconds, min(StartMs) AS firstSeen,
   max(StartMs) AS lastSeen, max(ToolArgs) AS sampleArgs`;
 

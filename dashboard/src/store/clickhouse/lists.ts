@@ -1,20 +1,24 @@
 import type { LoopAction, Page, PageRequest, QueryFilter, SessionRow } from '../../api/types.js';
 import { normalizePage, SESSION_SORTS, sessionRow, toNumber } from '../common/index.js';
 import type { SqlParams } from './executor.js';
+import { FINDINGS_SQL } from './hotspots.js';
 import { rollupView } from './schema.js';
 import { rawConditions, rollupRows, SEARCH_SQL, type Source, where, wholeMinutes } from './sql.js';
 
 /** Aggregate columns of a session over raw derived rows. */
 export const RAW_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
   max(ConversationId) AS conversationId, count() AS calls, max(Streak) AS longestStreak,
-  max(ActionRank) AS worstRank, max(ActionRank) >= 3 AS halted, sum(NudgeFindings) AS nudges,
-  sum(WarnFindings) AS warns, sum(BlockFindings) AS blocks,
+  maxIf(ActionRank, NOT Shadow) AS worstRank, worstRank >= 3 AS halted,
+  maxIf(ActionRank, Shadow) AS shadowRank, ${FINDINGS_SQL},
   min(StartMs) AS start, max(StartMs + intDiv(Duration, 1000000)) AS end`;
 
 const ROLLUP_SESSION_COLUMNS = `LoopScope AS scope, min(ServiceName) AS service,
   max(ConversationId) AS conversationId, sum(Calls) AS calls, max(LongestStreak) AS longestStreak,
-  max(WorstRank) AS worstRank, max(WorstRank) >= 3 AS halted, sum(NudgeFindings) AS nudges,
-  sum(WarnFindings) AS warns, sum(BlockFindings) AS blocks, min(Start) AS start, max(End) AS end`;
+  max(EnforcedRank) AS worstRank, worstRank >= 3 AS halted, max(ShadowRank) AS shadowRank,
+  sum(NudgeFindings) AS nudges, sum(WarnFindings) AS warns, sum(BlockFindings) AS blocks,
+  sum(ShadowNudges) AS shadowNudges, sum(ShadowWarns) AS shadowWarns,
+  sum(ShadowBlocks) AS shadowBlocks, sum(ShadowHalts) AS shadowHalts,
+  min(Start) AS start, max(End) AS end`;
 
 /** `<calls of the action> > 0` over session rollup rows, each column wrapped in `agg`. */
 function actionCalls(action: LoopAction, agg: string): string {

@@ -19,6 +19,7 @@ import {
 } from '../common/index.js';
 import type { CounterSnapshot, SpendOptions } from '../types.js';
 import type { SqlParams } from './executor.js';
+import { FINDINGS_SQL } from './hotspots.js';
 import { RAW_SESSION_COLUMNS, rollupSessionCount } from './lists.js';
 import { defined, events, rawConditions, type Source, timeBound, where } from './sql.js';
 
@@ -45,10 +46,9 @@ export async function querySummary(src: Source, filter: QueryFilter): Promise<Su
   // most of the time
   const sessions = await rollupSessionCount(src, filter);
   const [row] = await src.exec.query(
-    `SELECT count() AS calls, sum(NudgeFindings) AS nudges, sum(WarnFindings) AS warns,
-      sum(BlockFindings) AS blocks, sum(HaltFindings) AS halts,
-      countIf(ActionRank > 0) AS loops,
-      uniqExactIf(LoopScope, LoopScope != '' AND ActionRank >= 3) AS haltedSessions
+    `SELECT count() AS calls, ${FINDINGS_SQL}, countIf(ActionRank > 0) AS loops,
+      uniqExactIf(LoopScope, LoopScope != '' AND ActionRank >= 3 AND NOT Shadow) AS haltedSessions,
+      uniqExactIf(LoopScope, LoopScope != '' AND ActionRank >= 3 AND Shadow) AS shadowHaltedSessions
       ${sessions === undefined ? ", uniqExactIf(LoopScope, LoopScope != '') AS sessions" : ''}
     FROM ${src.calls} ${where(callConds)}`,
     p2,

@@ -117,7 +117,11 @@ type RollupKey = 'tool' | 'action' | 'signature';
  */
 export const CALLS_DERIVED = `SELECT Timestamp, toUnixTimestamp64Milli(Timestamp) AS StartMs, true AS IsCall,
   ServiceName, ToolName, Signature, LoopAction, ActionRank, LoopScope, ConversationId, Streak,
-  LoopCount, Duration, ToolArgs, NudgeFindings, WarnFindings, BlockFindings, HaltFindings
+  LoopCount, Duration, ToolArgs, NudgeFindings, WarnFindings, BlockFindings, HaltFindings, Shadow,
+  if(Shadow, 0, NudgeFindings) AS EnforcedNudges, if(Shadow, 0, WarnFindings) AS EnforcedWarns,
+  if(Shadow, 0, BlockFindings) AS EnforcedBlocks, if(Shadow, 0, HaltFindings) AS EnforcedHalts,
+  if(Shadow, NudgeFindings, 0) AS ShadowNudgeFindings, if(Shadow, WarnFindings, 0) AS ShadowWarnFindings,
+  if(Shadow, BlockFindings, 0) AS ShadowBlockFindings, if(Shadow, HaltFindings, 0) AS ShadowHaltFindings
   FROM ${CALLS}`;
 
 /**

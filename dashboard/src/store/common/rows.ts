@@ -5,6 +5,7 @@ import type {
   Series,
   SeriesPoint,
   SessionRow,
+  ShadowFindings,
   Summary,
   TimelineCall,
   TraceSpan,
@@ -30,6 +31,16 @@ function intAttribute(value: string | undefined): number | undefined {
   return Number(value);
 }
 
+/** The shadow findings of a row (`shadowNudges`, `shadowWarns`, `shadowBlocks`, `shadowHalts`). */
+function shadowFindings(r: Row | undefined): ShadowFindings {
+  return {
+    nudges: toNumber(r?.shadowNudges),
+    warns: toNumber(r?.shadowWarns),
+    blocks: toNumber(r?.shadowBlocks),
+    halts: toNumber(r?.shadowHalts),
+  };
+}
+
 /** A Summary from the span count and the row of call counts (calls, actions, loops, sessions). */
 export function summaryRow(spans: unknown, r: Row | undefined): Summary {
   const calls = toNumber(r?.calls);
@@ -43,6 +54,7 @@ export function summaryRow(spans: unknown, r: Row | undefined): Summary {
     sessions: toNumber(r?.sessions),
     haltedSessions: toNumber(r?.haltedSessions),
     loopShare: calls === 0 ? 0 : toNumber(r?.loops) / calls,
+    shadow: { ...shadowFindings(r), haltedSessions: toNumber(r?.shadowHaltedSessions) },
   };
 }
 
@@ -58,6 +70,7 @@ export function hotspotRow(r: Row, sessions?: number): Hotspot {
     warns: toNumber(r.warns),
     blocks: toNumber(r.blocks),
     halts: toNumber(r.halts),
+    shadow: shadowFindings(r),
     sessions: sessions ?? toNumber(r.sessions),
     repeatSeconds: toNumber(r.repeatSeconds),
     firstSeen: toNumber(r.firstSeen),
@@ -67,7 +80,13 @@ export function hotspotRow(r: Row, sessions?: number): Hotspot {
   return h;
 }
 
-/** A SessionRow from an aggregated row (`halted` as a boolean or 0/1). */
+/** A boolean SQL value of either store (boolean or 0/1). */
+const isTrue = (v: unknown) => v === true || toNumber(v) === 1;
+
+/**
+ * A SessionRow from an aggregated row (`halted` as a boolean or 0/1); `shadowRank` is the
+ * strongest shadow action's rank, which would have halted the session from 3 (block) on.
+ */
 export function sessionRow(r: Row): SessionRow {
   const row: SessionRow = {
     scope: String(r.scope),
@@ -75,10 +94,15 @@ export function sessionRow(r: Row): SessionRow {
     calls: toNumber(r.calls),
     longestStreak: toNumber(r.longestStreak),
     worstAction: ACTIONS[toNumber(r.worstRank)] ?? 'allow',
-    halted: r.halted === true || toNumber(r.halted) === 1,
+    halted: isTrue(r.halted),
     nudges: toNumber(r.nudges),
     warns: toNumber(r.warns),
     blocks: toNumber(r.blocks),
+    shadow: {
+      ...shadowFindings(r),
+      worstAction: ACTIONS[toNumber(r.shadowRank)] ?? 'allow',
+      halted: toNumber(r.shadowRank) >= 3,
+    },
     start: toNumber(r.start),
     end: toNumber(r.end),
   };

@@ -23,6 +23,7 @@ import {
   DELTA_SCHEMA_SQL,
   deleteBeforeIn,
   fillHotspotTotals,
+  rebuildOldRollups,
 } from './rollups/index.js';
 import { MIGRATE_SQL, SCHEMA_SQL } from './schema.js';
 import { inTransaction, Serial } from './serial.js';
@@ -88,6 +89,8 @@ export async function openDuckDbStore(options: DuckDbStoreOptions = {}): Promise
     await c.run(MIGRATE_SQL);
     // files written before the deltas get them empty: their rollups are all compacted
     await c.run(DELTA_SCHEMA_SQL);
+    // files written before the finding columns get their rollups rebuilt from their spans
+    await inTransaction(c, () => rebuildOldRollups(c));
     await fillHotspotTotals(c);
     // fewer, larger checkpoints: commits only append to the WAL until it holds 256 MB
     await c.run("SET checkpoint_threshold = '256MB'");

@@ -4,8 +4,9 @@ import { ActionBadge } from './ActionBadge.js';
 import { SpendText } from './SpendText.js';
 
 /**
- * Title and totals of one session. `shadow`: its calls were decided in shadow mode, so its blocks,
- * warnings and nudges read "would have ..."; `spent`: the tokens of its flagged calls' model steps.
+ * Title and totals of one session: its enforced decisions, then those recorded in shadow mode,
+ * which read "would have ..." (`shadow`: its calls were decided in shadow mode); `spent`: the
+ * tokens of its flagged calls' model steps.
  */
 export function SessionHeader({
   session,
@@ -16,7 +17,7 @@ export function SessionHeader({
   shadow?: boolean;
   spent?: TokenSpend;
 }) {
-  const would = shadow ? 'would have ' : '';
+  const would = session.shadow;
   return (
     <header class="session-head">
       <h1 class="page-title">
@@ -28,17 +29,27 @@ export function SessionHeader({
       <div class="session-meta">
         <span class="badges">
           {shadow && <ActionBadge action="allow" label="shadow mode" />}
-          {session.halted && <ActionBadge action="halt" label={`${would}halted`} />}
+          {session.halted && <ActionBadge action="halt" label="halted" />}
           {session.blocks > 0 && (
-            <ActionBadge action="block" label={`${would}${fmtInt(session.blocks)} blocked`} />
+            <ActionBadge action="block" label={`${fmtInt(session.blocks)} blocked`} />
           )}
-          {session.warns > 0 && (
-            <ActionBadge action="warn" label={`${would}${plural(session.warns, 'warn')}`} />
-          )}
+          {session.warns > 0 && <ActionBadge action="warn" label={plural(session.warns, 'warn')} />}
           {session.nudges > 0 && (
-            <ActionBadge action="nudge" label={`${would}${plural(session.nudges, 'nudge')}`} />
+            <ActionBadge action="nudge" label={plural(session.nudges, 'nudge')} />
           )}
-          {session.worstAction === 'allow' && <ActionBadge action="allow" label="clean" />}
+          {would.halted && <ActionBadge action="halt" label="would have halted" />}
+          {would.blocks > 0 && (
+            <ActionBadge action="block" label={`would have ${fmtInt(would.blocks)} blocked`} />
+          )}
+          {would.warns > 0 && (
+            <ActionBadge action="warn" label={`would have ${plural(would.warns, 'warn')}`} />
+          )}
+          {would.nudges > 0 && (
+            <ActionBadge action="nudge" label={`would have ${plural(would.nudges, 'nudge')}`} />
+          )}
+          {session.worstAction === 'allow' && would.worstAction === 'allow' && (
+            <ActionBadge action="allow" label="clean" />
+          )}
         </span>
         <span>
           service <strong>{session.service}</strong>

@@ -1,8 +1,9 @@
 import type { Summary } from '../../api/types.js';
 import { fmtCount, fmtInt, fmtPct } from '../format.js';
+import { anyShadow, ShadowCounts } from './ShadowCounts.js';
 
 interface Card {
-  key: keyof Summary;
+  key: Exclude<keyof Summary, 'shadow'>;
   label: string;
   tone?: string;
   hint: string;
@@ -20,16 +21,33 @@ const CARDS: Card[] = [
     key: 'haltedSessions',
     label: 'Halted sessions',
     tone: 'halt',
-    hint: 'sessions with a block or halt (the list\'s "halted" badge)',
+    hint: 'sessions with an enforced block or halt (the list\'s "halted" badge)',
   },
   { key: 'spans', label: 'Spans', hint: 'all spans stored in range' },
 ];
 
 /**
  * The totals of the range as a row of cards; a count of a million or more is shortened ("123.5B")
- * to fit its card, the exact number in the card's title.
+ * to fit its card, the exact number in the card's title. The cards count enforced decisions;
+ * shadow-mode ones follow on a line of their own when there are any.
  */
 export function SummaryCards({ summary }: { summary: Summary }) {
+  const { shadow } = summary;
+  return (
+    <>
+      <Cards summary={summary} />
+      {anyShadow([summary]) && (
+        <p class="shadow-summary" data-testid="summary-shadow">
+          Shadow mode (recorded, not applied): <ShadowCounts shadow={shadow} />
+          {shadow.haltedSessions > 0 &&
+            ` · ${fmtInt(shadow.haltedSessions)} session${shadow.haltedSessions === 1 ? '' : 's'} would have been halted`}
+        </p>
+      )}
+    </>
+  );
+}
+
+function Cards({ summary }: { summary: Summary }) {
   return (
     <dl class="cards">
       {CARDS.map((c) => {

@@ -6,6 +6,7 @@ import { type Column, DataTable } from '../components/DataTable.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager } from '../components/Pager.js';
+import { ShadowCounts, shadowColumns } from '../components/ShadowCounts.js';
 import { SpendText } from '../components/SpendText.js';
 import { fmtAgo, fmtInt, fmtSeconds, fmtTime } from '../format.js';
 import { apiUrl } from '../models/api.js';
@@ -51,8 +52,15 @@ const COLUMNS: Column<Hotspot, Key>[] = [
     key: 'halts',
     label: 'Halts',
     numeric: true,
-    title: 'Calls with a halt decision (the run was stopped)',
+    title: 'Halt decisions (the run was stopped); each finding counts, as on the Overview',
     render: countOf('halts'),
+  },
+  {
+    key: 'shadow',
+    label: 'Shadow',
+    sortable: false,
+    title: 'Decisions recorded in shadow mode: what loopguard would have done, never applied',
+    render: (h) => <ShadowCounts shadow={h.shadow} />,
   },
   { key: 'sessions', label: 'Sessions', numeric: true, render: (h) => fmtInt(h.sessions) },
   {
@@ -113,7 +121,7 @@ export function Hotspots() {
         <>
           <DataTable
             label="Hotspots"
-            columns={COLUMNS}
+            columns={shadowColumns(COLUMNS, s.data.rows)}
             rows={s.data.rows}
             rowKey={(h) => `${h.service}|${h.signature}`}
             table={table}

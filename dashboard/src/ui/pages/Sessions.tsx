@@ -6,6 +6,7 @@ import { type Column, DataTable } from '../components/DataTable.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager } from '../components/Pager.js';
+import { ShadowBadge, ShadowCounts, shadowColumns } from '../components/ShadowCounts.js';
 import { fmtInt, fmtMs } from '../format.js';
 import { apiUrl } from '../models/api.js';
 import { hasFilters } from '../models/filters.js';
@@ -29,13 +30,27 @@ function Badges({ s }: { s: SessionRow }) {
       {s.blocks > 0 && <ActionBadge action="block" label="blocked" />}
       {s.warns > 0 && <ActionBadge action="warn" label="warned" />}
       {s.nudges > 0 && <ActionBadge action="nudge" label="nudged" />}
-      {s.worstAction === 'allow' && <ActionBadge action="allow" label="clean" />}
+      <ShadowBadge worst={s.shadow.worstAction} halted={s.shadow.halted} />
+      {s.worstAction === 'allow' && s.shadow.worstAction === 'allow' && (
+        <ActionBadge action="allow" label="clean" />
+      )}
     </span>
   );
 }
 
-/** "by halt" / "by block" / "no": whether the run was stopped (`halted`) and by which decision. */
+/**
+ * "by halt" / "by block" / "no": whether the run was stopped (`halted`) and by which decision; a
+ * run that shadow mode would have stopped says so ("no, would have by block").
+ */
 function Halted({ s }: { s: SessionRow }) {
+  if (!s.halted && s.shadow.halted) {
+    const by = s.shadow.worstAction === 'halt' ? 'halt' : 'block';
+    return (
+      <span class="muted" data-testid="would-have-halted">
+        no (would have, by {by})
+      </span>
+    );
+  }
   if (!s.halted) return <span class="muted">no</span>;
   const by = s.worstAction === 'halt' ? 'halt' : 'block';
   return <span class={`count tone-${by}`}>by {by}</span>;
@@ -56,7 +71,8 @@ const COLUMNS: Column<SessionRow, Key>[] = [
   {
     key: 'halted',
     label: 'Halted',
-    title: 'Stopped by a block or halt decision (halts refuse every further call)',
+    title:
+      'Stopped by an enforced block or halt decision (halts refuse every further call); shadow decisions stop nothing',
     render: (s) => <Halted s={s} />,
   },
   { key: 'calls', label: 'Calls', numeric: true, render: (s) => fmtInt(s.calls) },
@@ -83,6 +99,13 @@ const COLUMNS: Column<SessionRow, Key>[] = [
     label: 'Blocks',
     numeric: true,
     render: countOf('blocks'),
+  },
+  {
+    key: 'shadow',
+    label: 'Shadow',
+    sortable: false,
+    title: 'Decisions recorded in shadow mode: what loopguard would have done, never applied',
+    render: (s) => <ShadowCounts shadow={s.shadow} />,
   },
   {
     key: 'start',
@@ -141,7 +164,7 @@ export function Sessions() {
         <>
           <DataTable
             label="Sessions"
-            columns={COLUMNS}
+            columns={shadowColumns(COLUMNS, s.data.rows)}
             rows={s.data.rows}
             rowKey={(r) => `${r.service}|${r.scope}`}
             table={table}

@@ -23,6 +23,7 @@ import {
 } from '../../common/index.js';
 import type { SpendOptions } from '../../types.js';
 import { LIFTED_COLUMNS_SQL, restoreAttributes } from '../lifted.js';
+import { SPANS_SQL } from '../schema.js';
 import {
   COUNT_FINDINGS,
   callWhere,
@@ -32,6 +33,7 @@ import {
   type Params,
   type Reader,
   SEQUENCE_SQL,
+  worstRank,
 } from './sql.js';
 
 /** Totals of a range. */
@@ -47,8 +49,11 @@ export async function querySummary(read: Reader, filter: QueryFilter): Promise<S
   const [row] = await read(
     `SELECT count(*) AS calls, ${COUNT_FINDINGS}, count(*) FILTER ("ActionRank" > 0) AS loops,
       count(DISTINCT nullif("LoopScope", '')) AS sessions,
-      count(DISTINCT nullif("LoopScope", '')) FILTER ("ActionRank" >= 3) AS "haltedSessions"
-    FROM otel_traces ${callFilter}`,
+      count(DISTINCT nullif("LoopScope", '')) FILTER ("ActionRank" >= 3 AND NOT "FShadow")
+        AS "haltedSessions",
+      count(DISTINCT nullif("LoopScope", '')) FILTER ("ActionRank" >= 3 AND "FShadow")
+        AS "shadowHaltedSessions"
+    FROM ${SPANS_SQL} ${callFilter}`,
     callParams,
   );
   return summaryRow(spans?.spans, row);
@@ -56,7 +61,8 @@ export async function querySummary(read: Reader, filter: QueryFilter): Promise<S
 
 const SESSION_COLUMNS = `"LoopScope" AS scope, min("ServiceName") AS service,
   max("ConversationId") AS "conversationId", count(*) AS calls, max("Streak") AS "longestStreak",
-  max("ActionRank") AS "worstRank", max("ActionRank") >= 3 AS halted, ${COUNT_FINDINGS},
+  ${worstRank(false)} AS "worstRank", ${worstRank(false)} >= 3 AS halted,
+  ${worstRank(true)} AS "shadowRank", ${COUNT_FINDINGS},
   min("StartMs") AS start, max("StartMs" + "Duration" // 1000000) AS "end"`;
 
 /**
@@ -90,7 +96,7 @@ export async function querySessions(
   const sort = p.sort === 'worstAction' ? 'worstRank' : p.sort;
   const rows = await read(
     `SELECT ${SESSION_COLUMNS}, count(*) OVER () AS total
-    FROM otel_traces ${where} ${where ? 'AND' : 'WHERE'} "LoopScope" <> ''
+    FROM ${SPANS_SQL} ${where} ${where ? 'AND' : 'WHERE'} "LoopScope" <> ''
     GROUP BY "LoopScope" ${having.length ? `HAVING ${having.join(' AND ')}` : ''}
     ORDER BY "${sort}" ${p.order}, scope LIMIT ${p.limit} OFFSET ${p.offset}`,
     params,
@@ -119,7 +125,7 @@ export async function querySession(
   const where = callWhere({ from: filter.from, to: filter.to, service: filter.service }, params);
   const clause = `${where} AND "LoopScope" = $scope`;
   const [head] = await read(
-    `SELECT ${SESSION_COLUMNS} FROM otel_traces ${clause} GROUP BY "LoopScope"`,
+    `SELECT ${SESSION_COLUMNS} FROM ${SPANS_SQL} ${clause} GROUP BY "LoopScope"`,
     params,
   );
   if (!head) return undefined;

@@ -1,9 +1,9 @@
 import type { Page, PageRequest, QueryFilter, SessionRow } from '../../../api/types.js';
 import { normalizePage, SESSION_SORTS, sessionRow, toNumber } from '../../common/index.js';
 import { totalsNow, withDelta } from '../rollups/index.js';
-import { HOUR_MS } from '../schema.js';
+import { HOUR_MS, SPANS_SQL } from '../schema.js';
 import type { Reader } from './sql.js';
-import { callWhere, type Params, sumFindings } from './sql.js';
+import { COUNT_FINDINGS, callWhere, type Params, worstRank } from './sql.js';
 
 function rawEdge(
   from: string,
@@ -14,11 +14,10 @@ function rawEdge(
 ): string {
   const where = callWhere({ service: filter.service }, params);
   return `SELECT "LoopScope" AS scope, "ServiceName" AS service, max("ConversationId") AS conv,
-    count(*) AS calls, max("Streak") AS streak, max("ActionRank") AS rank,
-    ${sumFindings('nudge')} AS nudges, ${sumFindings('warn')} AS warns,
-    ${sumFindings('block')} AS blocks, min("StartMs") AS start_ms,
+    count(*) AS calls, max("Streak") AS streak, ${worstRank(false)} AS rank,
+    ${worstRank(true)} AS shadow_rank, ${COUNT_FINDINGS}, min("StartMs") AS start_ms,
     max("StartMs" + "Duration" // 1000000) AS end_ms
-  FROM otel_traces ${where} AND "LoopScope" <> '' AND "StartMs" >= ${from} AND "StartMs" < ${to}${matching}
+  FROM ${SPANS_SQL} ${where} AND "LoopScope" <> '' AND "StartMs" >= ${from} AND "StartMs" < ${to}${matching}
   GROUP BY 1, 2`;
 }
 
@@ -66,8 +65,11 @@ export async function querySessionsRollup(
   const matching = selective ? ' AND "LoopScope" IN (SELECT scope FROM matching)' : '';
   const head = selective ? `WITH ${matchingCte(filter, params)}, parts AS` : 'WITH parts AS';
   const select = `SELECT "LoopScope" AS scope, "ServiceName" AS service, "ConversationId" AS conv,
-      "Calls" AS calls, "MaxStreak" AS streak, "MaxRank" AS rank, "Nudges" AS nudges,
-      "Warns" AS warns, "Blocks" AS blocks, "StartMs" AS start_ms, "EndMs" AS end_ms`;
+      "Calls" AS calls, "MaxStreak" AS streak, "MaxRank" AS rank, "ShadowRank" AS shadow_rank,
+      "Nudges" AS nudges, "Warns" AS warns, "Blocks" AS blocks, 0 AS halts,
+      "ShadowNudges" AS "shadowNudges", "ShadowWarns" AS "shadowWarns",
+      "ShadowBlocks" AS "shadowBlocks", "ShadowHalts" AS "shadowHalts", "StartMs" AS start_ms,
+      "EndMs" AS end_ms`;
   const where = `WHERE "Hour" >= $fullFrom AND "Hour" < $fullTo ${service}${matching}`;
   const parts = `${withDelta(select, 'loopguard_sessions_hourly', where)}
     UNION ALL ${rawEdge('$from', '$fullFrom', filter, params, matching)}
@@ -76,7 +78,10 @@ export async function querySessionsRollup(
     `${head} (${parts})
     SELECT scope, min(service) AS service, max(conv) AS "conversationId", sum(calls) AS calls,
       max(streak) AS "longestStreak", max(rank) AS "worstRank", max(rank) >= 3 AS halted,
-      sum(nudges) AS nudges, sum(warns) AS warns, sum(blocks) AS blocks, min(start_ms) AS start,
+      sum(nudges) AS nudges, sum(warns) AS warns, sum(blocks) AS blocks,
+      max(shadow_rank) AS "shadowRank", sum("shadowNudges") AS "shadowNudges",
+      sum("shadowWarns") AS "shadowWarns", sum("shadowBlocks") AS "shadowBlocks",
+      sum("shadowHalts") AS "shadowHalts", min(start_ms) AS start,
       max(end_ms) AS "end", count(*) OVER () AS total
     FROM parts GROUP BY scope
     ORDER BY "${sort}" ${p.order}, scope LIMIT ${p.limit} OFFSET ${p.offset}`,

@@ -1,5 +1,6 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { QueryFilter, SpanEventRow } from '../../../api/types.js';
+import { FINDING_COLUMNS, findingColumn, sumFindingsSql } from '../schema.js';
 
 /** Named parameters of one statement. */
 export type Params = Record<string, DuckDBValue>;
@@ -7,34 +8,25 @@ export type Params = Record<string, DuckDBValue>;
 /** Runs a read statement and returns its rows as objects. */
 export type Reader = (sql: string, params?: Params) => Promise<Record<string, unknown>[]>;
 
-/** Counts of calls per non-allow action (their strongest action). */
-export const COUNT_ACTIONS = `count(*) FILTER ("LoopAction" = 'nudge') AS nudges,
-  count(*) FILTER ("LoopAction" = 'warn') AS warns,
-  count(*) FILTER ("LoopAction" = 'block') AS blocks,
-  count(*) FILTER ("LoopAction" = 'halt') AS halts`;
-
-const FINDING_EVENTS = `['loopguard.nudge', 'loopguard.warn', 'loopguard.block', 'loopguard.halt']`;
+/** A finding column's name in the rows read (`nudges`, `shadowNudges`, ...). */
+const alias = (column: string) => `${column[0]?.toLowerCase()}${column.slice(1)}`;
 
 /**
- * A span's findings of one action: its loopguard.<action> events, or when it has no finding event
- * at all, 1 when its loopguard.action is that action (as the decisions counter counts them).
+ * Findings per non-allow action (one per finding: a nudge beside a warn is still a nudge), enforced
+ * ones as nudges, warns, blocks and halts, shadow-mode ones as shadowNudges ... shadowHalts.
  */
-function findings(action: string): string {
-  return `CASE WHEN len(list_filter("Events", e -> list_contains(${FINDING_EVENTS}, e."Name"))) > 0
-    THEN len(list_filter("Events", e -> e."Name" = 'loopguard.${action}'))
-    ELSE ("LoopAction" = '${action}')::INTEGER END`;
-}
+export const COUNT_FINDINGS = FINDING_COLUMNS.map((c) => {
+  const { action, shadow } = findingColumn(c);
+  return `${sumFindingsSql(action, shadow)} AS "${alias(c)}"`;
+}).join(',\n  ');
 
-/** The sum of the findings of one action over the rows aggregated, as a BIGINT (0 when none). */
-export function sumFindings(action: 'nudge' | 'warn' | 'block' | 'halt'): string {
-  return `coalesce(sum(${findings(action)}), 0)::BIGINT`;
+/**
+ * The strongest action's rank over the spans aggregated (of SPANS_SQL), enforced or in shadow mode
+ * (0: none).
+ */
+export function worstRank(shadow: boolean): string {
+  return `coalesce(max("ActionRank") FILTER (${shadow ? '' : 'NOT '}"FShadow"), 0)`;
 }
-
-/** Findings per non-allow action (one per finding: a nudge beside a warn is still a nudge). */
-export const COUNT_FINDINGS = `coalesce(sum(${findings('nudge')}), 0)::BIGINT AS nudges,
-  coalesce(sum(${findings('warn')}), 0)::BIGINT AS warns,
-  coalesce(sum(${findings('block')}), 0)::BIGINT AS blocks,
-  coalesce(sum(${findings('halt')}), 0)::BIGINT AS halts`;
 
 /** WHERE clauses for a filter on tool-call rows. `having` lists the filters kept for HAVING. */
 export function callWhere(

@@ -1,3 +1,5 @@
+import { FINDING_COLUMNS_DDL, SESSION_SHADOW_DDL } from '../schema.js';
+
 // Append-only delta tables: the insert transaction adds its rollup and counter rows to these with
 // plain INSERTs (no primary key, no ON CONFLICT: an upsert cost 3-7 ms per statement even for a
 // few rows), readers add the deltas to the main tables (every reader aggregates), and compaction
@@ -11,13 +13,15 @@ CREATE TABLE IF NOT EXISTS loopguard_hotspots_delta (
   "Hour" BIGINT NOT NULL, "ServiceName" VARCHAR NOT NULL, "ToolName" VARCHAR NOT NULL,
   "Signature" VARCHAR NOT NULL, "LoopAction" VARCHAR NOT NULL, "Calls" BIGINT NOT NULL,
   "MaxStreak" INTEGER NOT NULL, "RepeatNs" BIGINT NOT NULL, "FirstMs" BIGINT NOT NULL,
-  "LastMs" BIGINT NOT NULL, "SampleArgs" VARCHAR NOT NULL, "Key" UHUGEINT NOT NULL
+  "LastMs" BIGINT NOT NULL, "SampleArgs" VARCHAR NOT NULL, "Key" UHUGEINT NOT NULL,
+  ${FINDING_COLUMNS_DDL}
 );
 CREATE TABLE IF NOT EXISTS loopguard_sessions_delta (
   "Hour" BIGINT NOT NULL, "LoopScope" VARCHAR NOT NULL, "ServiceName" VARCHAR NOT NULL,
   "ConversationId" VARCHAR NOT NULL, "Calls" BIGINT NOT NULL, "MaxStreak" INTEGER NOT NULL,
   "MaxRank" TINYINT NOT NULL, "Nudges" BIGINT NOT NULL, "Warns" BIGINT NOT NULL,
-  "Blocks" BIGINT NOT NULL, "StartMs" BIGINT NOT NULL, "EndMs" BIGINT NOT NULL
+  "Blocks" BIGINT NOT NULL, "StartMs" BIGINT NOT NULL, "EndMs" BIGINT NOT NULL,
+  ${SESSION_SHADOW_DDL}
 );
 CREATE TABLE IF NOT EXISTS loopguard_counters_delta (
   "Metric" VARCHAR NOT NULL, "Service" VARCHAR NOT NULL, "Tool" VARCHAR NOT NULL,

@@ -1,20 +1,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { LoopAction } from '../../../api/types.js';
-import { INT64_MAX } from '../schema.js';
+import { FINDING_COLUMNS, INT64_MAX } from '../schema.js';
 
 // `loopguard_hotspot_totals` holds one row per hotspot key over everything stored: its names, its
-// calls and the other hotspot columns but sessions. A hotspot page sorted descending by one of its
+// calls, its enforced and shadow findings (FINDING_COLUMNS) and the other hotspot columns but
+// sessions. A hotspot page sorted descending by one of its
 // counts reads its candidates there, and the rows of those whose calls all fall in the range (see
 // prunedPage); it is folded from the hourly delta rows by compaction (read meanwhile through totalsNow)
 // and refreshed for the keys that retention touched.
-
-/** The totals' column counting the calls given each action (allow: in calls only). */
-const ACTION_COLUMNS: Readonly<Record<Exclude<LoopAction, 'allow'>, string>> = {
-  nudge: 'Nudges',
-  warn: 'Warns',
-  block: 'Blocks',
-  halt: 'Halts',
-};
 
 /**
  * The columns of a totals row after its key, aggregated from rows of the hourly rollup or of its
@@ -23,12 +15,7 @@ const ACTION_COLUMNS: Readonly<Record<Exclude<LoopAction, 'allow'>, string>> = {
  */
 const TOTALS_OF = `any_value("ServiceName") AS "ServiceName", any_value("ToolName") AS "ToolName",
     any_value("Signature") AS "Signature", sum("Calls")::BIGINT AS "Calls",
-    ${Object.entries(ACTION_COLUMNS)
-      .map(
-        ([action, column]) =>
-          `coalesce(sum("Calls") FILTER ("LoopAction" = '${action}'), 0)::BIGINT AS "${column}"`,
-      )
-      .join(', ')},
+    ${FINDING_COLUMNS.map((c) => `coalesce(sum("${c}"), 0)::BIGINT AS "${c}"`).join(', ')},
     max("MaxStreak") AS "MaxStreak", least(sum("RepeatNs"), ${INT64_MAX})::BIGINT AS "RepeatNs",
     min("FirstMs") AS "FirstMs", max("LastMs") AS "LastMs",
     coalesce(any_value("SampleArgs") FILTER ("SampleArgs" <> ''), '') AS "SampleArgs",
@@ -40,9 +27,7 @@ const MERGE: Readonly<Record<string, string>> = {
   ServiceName: 'arg_min("ServiceName", src)',
   ToolName: 'arg_min("ToolName", src)',
   Signature: 'arg_min("Signature", src)',
-  ...Object.fromEntries(
-    ['Calls', ...Object.values(ACTION_COLUMNS)].map((c) => [c, `sum("${c}")::BIGINT`]),
-  ),
+  ...Object.fromEntries(['Calls', ...FINDING_COLUMNS].map((c) => [c, `sum("${c}")::BIGINT`])),
   MaxStreak: 'max("MaxStreak")',
   RepeatNs: `least(sum("RepeatNs"), ${INT64_MAX})::BIGINT`,
   FirstMs: 'min("FirstMs")',
@@ -59,11 +44,7 @@ const TOTALS_COLUMNS = Object.keys(MERGE);
 const deltaRows = (
   source: string,
 ) => `SELECT "Key", 1 AS src, "ServiceName", "ToolName", "Signature",
-    "Calls", ${Object.entries(ACTION_COLUMNS)
-      .map(
-        ([action, c]) => `CASE WHEN "LoopAction" = '${action}' THEN "Calls" ELSE 0 END AS "${c}"`,
-      )
-      .join(', ')},
+    "Calls", ${FINDING_COLUMNS.map((c) => `"${c}"`).join(', ')},
     "MaxStreak", "RepeatNs", "FirstMs", "LastMs", "SampleArgs", false AS "Shared"
   FROM ${source}`;
 

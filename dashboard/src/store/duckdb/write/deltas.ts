@@ -50,17 +50,39 @@ export interface SessionRollupRow {
   conversationId: string;
   calls: number;
   maxStreak: number;
+  /** Strongest enforced action's rank. */
   maxRank: number;
-  /** Findings (one per loopguard.* event, else the call's action) of each kind. */
+  /** Enforced findings (one per loopguard.* event, else the call's action) of each kind. */
   nudges: number;
   warns: number;
   blocks: number;
   startMs: number;
   endMs: number;
+  /** Strongest shadow-mode action's rank, and the shadow findings of each kind. */
+  shadowRank: number;
+  shadowNudges: number;
+  shadowWarns: number;
+  shadowBlocks: number;
+  shadowHalts: number;
 }
 
-/** One row of the hourly hotspot rollup: calls of one signature and action in one hour. */
-export interface RollupRow {
+/** Enforced and shadow findings of each kind, as the hotspot rollups count them. */
+export interface FindingCounts {
+  nudges: number;
+  warns: number;
+  blocks: number;
+  halts: number;
+  shadowNudges: number;
+  shadowWarns: number;
+  shadowBlocks: number;
+  shadowHalts: number;
+}
+
+/**
+ * One row of the hourly hotspot rollup: calls of one signature and (strongest) action in one
+ * hour, with their findings.
+ */
+export interface RollupRow extends FindingCounts {
   hour: number;
   service: string;
   tool: string;
@@ -242,7 +264,7 @@ export function computeDeltas(spans: readonly SpanRecord[]): {
     const by = span.attributes[DETECTED_BY];
     g.call(service, f, by);
     const findings = g.findingsOf(span, f, by);
-    if (f.signature !== '') addRollup(g, span, f);
+    if (f.signature !== '') addRollup(g, span, f, findings);
     if (f.scope !== '') addSessionRollup(g, span, f, findings);
     if (f.actionRank >= 3 && f.scope !== '' && !f.shadow) {
       g.deltas.haltedScopes.set(`${service}\u0000${f.scope}`, { service, scope: f.scope });
@@ -251,7 +273,26 @@ export function computeDeltas(spans: readonly SpanRecord[]): {
   return { fields, deltas: g.deltas };
 }
 
-function addRollup(g: Grouping, span: SpanRecord, f: SpanFields): void {
+/** The finding fields of FindingCounts, by action rank (1-4), enforced then shadow. */
+const FINDING_FIELDS = [
+  ['nudges', 'warns', 'blocks', 'halts'],
+  ['shadowNudges', 'shadowWarns', 'shadowBlocks', 'shadowHalts'],
+] as const;
+
+function addFindings(row: FindingCounts, findings: readonly number[], shadow: boolean): void {
+  const fields = FINDING_FIELDS[shadow ? 1 : 0];
+  for (let rank = 1; rank <= 4; rank++) {
+    const field = fields[rank - 1];
+    if (field !== undefined) row[field] += findings[rank] ?? 0;
+  }
+}
+
+function addRollup(
+  g: Grouping,
+  span: SpanRecord,
+  f: SpanFields,
+  findings: readonly number[],
+): void {
   const ms = f.startMs;
   const hour = Math.floor(ms / HOUR_MS) * HOUR_MS;
   const repeatNs = f.count > 1 ? Math.min(Number(span.durationNs), MAX_REPEAT_NS) : 0;
@@ -263,8 +304,9 @@ function addRollup(g: Grouping, span: SpanRecord, f: SpanFields): void {
     row.firstMs = Math.min(row.firstMs, ms);
     row.lastMs = Math.max(row.lastMs, ms);
     if (row.sampleArgs === '') row.sampleArgs = f.toolArgs;
+    addFindings(row, findings, f.shadow);
   } else {
-    g.addRollupRow({
+    const added: RollupRow = {
       hour,
       service: span.serviceName,
       tool: f.tool,
@@ -276,7 +318,17 @@ function addRollup(g: Grouping, span: SpanRecord, f: SpanFields): void {
       firstMs: ms,
       lastMs: ms,
       sampleArgs: f.toolArgs,
-    });
+      nudges: 0,
+      warns: 0,
+      blocks: 0,
+      halts: 0,
+      shadowNudges: 0,
+      shadowWarns: 0,
+      shadowBlocks: 0,
+      shadowHalts: 0,
+    };
+    addFindings(added, findings, f.shadow);
+    g.addRollupRow(added);
   }
 }
 
@@ -304,15 +356,28 @@ function addSessionRollup(
       blocks: 0,
       startMs: ms,
       endMs: end,
+      shadowRank: 0,
+      shadowNudges: 0,
+      shadowWarns: 0,
+      shadowBlocks: 0,
+      shadowHalts: 0,
     };
     g.addSessionRow(row);
   }
   row.calls++;
   row.maxStreak = Math.max(row.maxStreak, f.streak);
-  row.maxRank = Math.max(row.maxRank, f.actionRank);
-  row.nudges += findings[1] ?? 0;
-  row.warns += findings[2] ?? 0;
-  row.blocks += findings[3] ?? 0;
+  if (f.shadow) {
+    row.shadowRank = Math.max(row.shadowRank, f.actionRank);
+    row.shadowNudges += findings[1] ?? 0;
+    row.shadowWarns += findings[2] ?? 0;
+    row.shadowBlocks += findings[3] ?? 0;
+    row.shadowHalts += findings[4] ?? 0;
+  } else {
+    row.maxRank = Math.max(row.maxRank, f.actionRank);
+    row.nudges += findings[1] ?? 0;
+    row.warns += findings[2] ?? 0;
+    row.blocks += findings[3] ?? 0;
+  }
   if (f.conversationId > row.conversationId) row.conversationId = f.conversationId;
   row.startMs = Math.min(row.startMs, ms);
   row.endMs = Math.max(row.endMs, end);

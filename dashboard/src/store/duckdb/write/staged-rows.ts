@@ -35,6 +35,14 @@ export const ROLLUP_ROW = flatRow<RollupRow>({
   firstMs: ['BIGINT', 'FirstMs'],
   lastMs: ['BIGINT', 'LastMs'],
   sampleArgs: ['VARCHAR', 'SampleArgs'],
+  nudges: ['BIGINT', 'Nudges'],
+  warns: ['BIGINT', 'Warns'],
+  blocks: ['BIGINT', 'Blocks'],
+  halts: ['BIGINT', 'Halts'],
+  shadowNudges: ['BIGINT', 'ShadowNudges'],
+  shadowWarns: ['BIGINT', 'ShadowWarns'],
+  shadowBlocks: ['BIGINT', 'ShadowBlocks'],
+  shadowHalts: ['BIGINT', 'ShadowHalts'],
 });
 
 /** An hourly session rollup row, as the session delta's columns. */
@@ -51,6 +59,11 @@ export const SESSION_ROW = flatRow<SessionRollupRow>({
   blocks: ['BIGINT', 'Blocks'],
   startMs: ['BIGINT', 'StartMs'],
   endMs: ['BIGINT', 'EndMs'],
+  shadowRank: ['TINYINT', 'ShadowRank'],
+  shadowNudges: ['BIGINT', 'ShadowNudges'],
+  shadowWarns: ['BIGINT', 'ShadowWarns'],
+  shadowBlocks: ['BIGINT', 'ShadowBlocks'],
+  shadowHalts: ['BIGINT', 'ShadowHalts'],
 });
 
 /** A counter increment, as the counter delta's columns. */

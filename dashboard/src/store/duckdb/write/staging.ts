@@ -146,7 +146,9 @@ export function groupLoad(group: readonly StagedFiles[], fold: boolean): GroupLo
     ) =>
     (files: string[], longest: number) => {
       const from = source(files, longest);
-      return fold ? folds.map((f) => f(from)) : [`INSERT INTO ${delta} SELECT * FROM ${from}`];
+      return fold
+        ? folds.map((f) => f(from))
+        : [`INSERT INTO ${delta} BY NAME SELECT * FROM ${from}`];
     };
   const { loopguard_hotspots_hourly: hourly, loopguard_sessions_hourly: sessions } = DELTA_TABLES;
   load('spans', (files, longest) => [insertFromStageSql(files, longest)]);

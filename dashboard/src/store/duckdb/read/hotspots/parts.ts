@@ -1,16 +1,28 @@
 import type { QueryFilter } from '../../../../api/types.js';
 import { withDelta } from '../../rollups/index.js';
-import { HAS_SIGNATURE } from '../../schema.js';
-import { callWhere, type Params } from '../sql.js';
+import { FINDING_COLUMNS, HAS_SIGNATURE, SPANS_SQL } from '../../schema.js';
+import { COUNT_FINDINGS, callWhere, type Params } from '../sql.js';
 
-/** The aggregate of each hotspot column over the rollup parts (`sessions` is counted separately). */
+/** The rollup's finding columns under the names COUNT_FINDINGS gives them. */
+const FINDINGS_OF_ROLLUP = FINDING_COLUMNS.map(
+  (c) => `"${c}" AS "${c[0]?.toLowerCase()}${c.slice(1)}"`,
+).join(', ');
+
+/**
+ * The aggregate of each hotspot column over the rollup parts (`sessions` is counted separately);
+ * the findings are enforced ones (nudges ... halts) and shadow ones (shadowNudges ...).
+ */
 export const AGGREGATES = {
   calls: 'sum(calls)',
   longestStreak: 'max(streak)',
-  nudges: "coalesce(sum(calls) FILTER (action = 'nudge'), 0)",
-  warns: "coalesce(sum(calls) FILTER (action = 'warn'), 0)",
-  blocks: "coalesce(sum(calls) FILTER (action = 'block'), 0)",
-  halts: "coalesce(sum(calls) FILTER (action = 'halt'), 0)",
+  nudges: 'coalesce(sum(nudges), 0)',
+  warns: 'coalesce(sum(warns), 0)',
+  blocks: 'coalesce(sum(blocks), 0)',
+  halts: 'coalesce(sum(halts), 0)',
+  shadowNudges: 'coalesce(sum("shadowNudges"), 0)',
+  shadowWarns: 'coalesce(sum("shadowWarns"), 0)',
+  shadowBlocks: 'coalesce(sum("shadowBlocks"), 0)',
+  shadowHalts: 'coalesce(sum("shadowHalts"), 0)',
   repeatSeconds: 'sum(repeat_ns) / 1e9',
   firstSeen: 'min(first_ms)',
   lastSeen: 'max(last_ms)',
@@ -83,8 +95,8 @@ function rawEdge(
   return `SELECT ${shape.key ? '"HotspotKey" AS k, ' : ''}${names}"LoopAction" AS action,
     count(*) AS calls, max("Streak") AS streak,
     coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0) AS repeat_ns, min("StartMs") AS first_ms,
-    max("StartMs") AS last_ms
-  FROM otel_traces ${where} AND ${HAS_SIGNATURE} AND "StartMs" >= ${from} AND "StartMs" < ${to}${extra}
+    max("StartMs") AS last_ms, ${COUNT_FINDINGS}
+  FROM ${SPANS_SQL} ${where} AND ${HAS_SIGNATURE} AND "StartMs" >= ${from} AND "StartMs" < ${to}${extra}
   GROUP BY ALL`;
 }
 
@@ -102,7 +114,7 @@ export function partsCte(filter: QueryFilter, params: Params, shape: PartsShape)
   const names = shape.names ? `${NAMES}, "SampleArgs" AS args, ` : '';
   const select = `SELECT ${shape.key ? '"Key" AS k, ' : ''}${names}"LoopAction" AS action,
         "Calls" AS calls, "MaxStreak" AS streak, "RepeatNs" AS repeat_ns, "FirstMs" AS first_ms,
-        "LastMs" AS last_ms`;
+        "LastMs" AS last_ms, ${FINDINGS_OF_ROLLUP}`;
   return `parts AS (
       ${withDelta(select, 'loopguard_hotspots_hourly', `${rollupWhere(filter, params)}${extra}`)}
       UNION ALL ${rawEdge('$from', '$fullFrom', filter, params, shape)}

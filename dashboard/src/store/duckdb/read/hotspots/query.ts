@@ -1,7 +1,7 @@
 import type { Hotspot, Page, PageRequest, QueryFilter } from '../../../../api/types.js';
 import { HOTSPOT_SORTS, hotspotRow, normalizePage, toNumber } from '../../../common/index.js';
-import { HAS_SIGNATURE, HOUR_MS } from '../../schema.js';
-import { COUNT_ACTIONS, callWhere, type Params, type Reader } from '../sql.js';
+import { HAS_SIGNATURE, HOUR_MS, SPANS_SQL } from '../../schema.js';
+import { COUNT_FINDINGS, callWhere, type Params, type Reader } from '../sql.js';
 import { exactPage, NAME_SORTS } from './exact.js';
 import { keyedPage } from './keys.js';
 import { AGGREGATES, type Aggregated, columns, partsSql, sortColumn } from './parts.js';
@@ -17,13 +17,13 @@ async function rawHotspots(
   const where = callWhere(filter, params);
   const rows = await read(
     `SELECT "ServiceName" AS service, "ToolName" AS tool, "Signature" AS signature, count(*) AS calls,
-      max("Streak") AS "longestStreak", ${COUNT_ACTIONS},
+      max("Streak") AS "longestStreak", ${COUNT_FINDINGS},
       count(DISTINCT nullif("LoopScope", '')) AS sessions,
       coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0) / 1e9 AS "repeatSeconds",
       min("StartMs") AS "firstSeen", max("StartMs") AS "lastSeen",
       any_value("ToolArgs") FILTER ("ToolArgs" <> '') AS "sampleArgs",
       count(*) OVER () AS total
-    FROM otel_traces ${where} AND ${HAS_SIGNATURE}
+    FROM ${SPANS_SQL} ${where} AND ${HAS_SIGNATURE}
     GROUP BY 1, 2, 3
     ORDER BY "${p.sort}" ${p.order}, calls DESC, signature, service, tool
     LIMIT ${p.limit} OFFSET ${p.offset}`,
