@@ -241,7 +241,14 @@ describe('loopguard dashboard --store clickhouse:// with a Collector writing ote
         session = await api<Session>('/api/session?scope=conv&range=1h');
       }
       type Hotspots = { rows: { tool: string; calls: number; nudges: number; warns: number }[] };
-      const hotspots = await api<Hotspots>('/api/hotspots?range=1h');
+      // a minute's rollups are re-filled after each pass that decides: read once it settled
+      let hotspots: Hotspots = { rows: [] };
+      for (let i = 0; i < 100; i++) {
+        hotspots = await api<Hotspots>('/api/hotspots?range=1h');
+        const h = hotspots.rows[0];
+        if (h && h.calls === 5 && h.nudges + h.warns > 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
       expect(hotspots.rows).toEqual([expect.objectContaining({ tool: 'get_weather', calls: 5 })]);
       expect(hotspots.rows[0]!.nudges + hotspots.rows[0]!.warns).toBeGreaterThan(0);
       if (!session.calls) throw new Error('no session');

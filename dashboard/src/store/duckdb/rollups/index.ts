@@ -5,7 +5,7 @@
 export { Compactor, compactIn } from './compaction.js';
 export { COUNTERS_NOW_SQL, DELTA_SCHEMA_SQL, DELTA_TABLES, withDelta } from './deltas.js';
 export { foldCountersSql, foldHourlySql, foldSessionsSql } from './fold.js';
-export { rebuildOldRollups } from './rebuild.js';
+export { rebuildHourlySql, rebuildOldRollups, rebuildSessionsSql } from './rebuild.js';
 export { deleteBeforeIn } from './retention.js';
 export {
   fillHotspotTotals,

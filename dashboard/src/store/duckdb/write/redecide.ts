@@ -1,8 +1,12 @@
 import { join } from 'node:path';
 import { type DuckDBConnection, LIST, listValue, VARCHAR } from '@duckdb/node-api';
 import type { SpanRecord } from '../../../otlp/span.js';
-import { compactIn, totalsOfKeysSql } from '../rollups/index.js';
-import { HAS_SIGNATURE, INT64_MAX } from '../schema.js';
+import {
+  compactIn,
+  rebuildHourlySql,
+  rebuildSessionsSql,
+  totalsOfKeysSql,
+} from '../rollups/index.js';
 import { insertFromStageSql, StageBytes } from './stage.js';
 import { haltedInsertSql } from './staged-rows.js';
 import { removeStaged, stageInsert } from './staging.js';
@@ -17,34 +21,19 @@ const TOUCHED_SQL = `CREATE OR REPLACE TEMP TABLE redecide_touched AS
     "ServiceName"
   FROM otel_traces JOIN redecide_keys USING ("TraceId", "SpanId") WHERE "IsCall"`;
 
-/** Findings of a call of `action`: one per loopguard.* event, else its own action (deltas.ts). */
-const findings = (action: string) => `CASE WHEN len(list_filter("Events", e -> e."Name" IN
-    ('loopguard.nudge', 'loopguard.warn', 'loopguard.block', 'loopguard.halt'))) > 0
-  THEN len(list_filter("Events", e -> e."Name" = 'loopguard.${action}'))
-  ELSE ("LoopAction" = '${action}')::INTEGER END`;
+const HOUR = `"StartMs" // 3600000 * 3600000`;
 
+/** The rollup rows of the touched hours and keys, deleted and rebuilt as retention rebuilds them. */
 const REBUILD_SQL = [
   `DELETE FROM loopguard_hotspots_hourly WHERE ("Hour", "Key") IN
     (SELECT "Hour", "Key" FROM redecide_touched WHERE "Key" IS NOT NULL)`,
-  `INSERT INTO loopguard_hotspots_hourly
-  SELECT "StartMs" // 3600000 * 3600000 AS "Hour", "ServiceName", "ToolName", "Signature",
-    "LoopAction", count(*), max("Streak"),
-    least(coalesce(sum("Duration") FILTER ("LoopCount" > 1), 0), ${INT64_MAX}), min("StartMs"),
-    max("StartMs"), coalesce(any_value("ToolArgs") FILTER ("ToolArgs" <> ''), ''), any_value("HotspotKey")
-  FROM otel_traces WHERE "IsCall" AND ${HAS_SIGNATURE}
-    AND ("StartMs" // 3600000 * 3600000, "HotspotKey") IN
-      (SELECT "Hour", "Key" FROM redecide_touched WHERE "Key" IS NOT NULL)
-  GROUP BY ALL`,
+  rebuildHourlySql(`(${HOUR}, "HotspotKey") IN
+    (SELECT "Hour", "Key" FROM redecide_touched WHERE "Key" IS NOT NULL)`),
   totalsOfKeysSql(`"Key" IN (SELECT "Key" FROM redecide_touched WHERE "Key" IS NOT NULL)`),
   `DELETE FROM loopguard_sessions_hourly WHERE ("Hour", "LoopScope", "ServiceName") IN
     (SELECT "Hour", "LoopScope", "ServiceName" FROM redecide_touched WHERE "LoopScope" <> '')`,
-  `INSERT INTO loopguard_sessions_hourly
-  SELECT "StartMs" // 3600000 * 3600000 AS "Hour", "LoopScope", "ServiceName", max("ConversationId"),
-    count(*), max("Streak"), max("ActionRank"), sum(${findings('nudge')}), sum(${findings('warn')}),
-    sum(${findings('block')}), min("StartMs"), max("StartMs" + "Duration" // 1000000)
-  FROM otel_traces WHERE "IsCall" AND ("StartMs" // 3600000 * 3600000, "LoopScope", "ServiceName") IN
-    (SELECT "Hour", "LoopScope", "ServiceName" FROM redecide_touched WHERE "LoopScope" <> '')
-  GROUP BY ALL`,
+  rebuildSessionsSql(`(${HOUR}, "LoopScope", "ServiceName") IN
+    (SELECT "Hour", "LoopScope", "ServiceName" FROM redecide_touched WHERE "LoopScope" <> '')`),
   'DROP TABLE redecide_touched',
   'DROP TABLE redecide_keys',
 ];
