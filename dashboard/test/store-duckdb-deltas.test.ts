@@ -66,7 +66,9 @@ function withoutShadow(value: unknown): unknown {
   return out;
 }
 
-describe('duckdb delta rows and compaction', () => {
+// every test compares the full answers of two stores several times (storeAnswers: each list,
+// sort, filter and range): minutes of queries on a loaded 2-core machine, not a timing bound
+describe('duckdb delta rows and compaction', { timeout: 400_000 }, () => {
   it('answers the same with the rollups waiting as delta rows as compacted after every commit', async () => {
     const paths = [file('waiting'), file('compacting')];
     const waiting = await openDuckDbStore({
