@@ -1,21 +1,14 @@
 import { createGuard, guardAiSdkTools } from '@loopguard/otel';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   decisionsOf,
   detectingDashboard,
+  exportingProvider,
   replayedDecisions,
   replayOtlp,
   sessionCalls,
@@ -81,15 +74,7 @@ afterAll(() => {
 describe('detection of loops in AI SDK telemetry (experimental_telemetry)', () => {
   it('finds the hotspot and decides the calls as replay --otlp does', async () => {
     const { dashboard, api } = await detectingDashboard();
-    const memory = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': 'ai-sdk-app' }),
-      spanProcessors: [
-        // batched, as apps export: the exporter refuses more than 30 requests in flight
-        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${dashboard.url}/v1/traces` })),
-        new SimpleSpanProcessor(memory),
-      ],
-    });
+    const { provider, memory } = exportingProvider(dashboard.url, 'ai-sdk-app');
     const result = await generateText({
       model: loopingModel(6),
       tools: { readFile },
@@ -135,14 +120,7 @@ describe('detection of loops in AI SDK telemetry (experimental_telemetry)', () =
     // loopguard's execute_tool span nests in the SDK's ai.toolCall span of the same call: that
     // call is loopguard's, and the dashboard neither decides the ai.toolCall span nor counts it
     const { dashboard, api } = await detectingDashboard();
-    const memory = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': 'guarded-app' }),
-      spanProcessors: [
-        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${dashboard.url}/v1/traces` })),
-        new SimpleSpanProcessor(memory),
-      ],
-    });
+    const { provider, memory } = exportingProvider(dashboard.url, 'guarded-app');
     const guard = createGuard({ tracerProvider: provider, capture: true });
     const result = await generateText({
       model: loopingModel(6),

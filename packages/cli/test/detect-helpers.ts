@@ -3,6 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { startDashboard } from '@loopguard/dashboard';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { onTestFinished } from 'vitest';
 import { runReplay } from '../src/index.js';
 import type { ReplayRecord } from '../src/types.js';
@@ -28,6 +36,22 @@ export async function detectingDashboard(config?: string) {
     return (await res.json()) as T;
   };
   return { dashboard, api, dir };
+}
+
+/**
+ * An app's tracer provider as apps export: batched OTLP/HTTP to the dashboard (the exporter
+ * refuses more than 30 requests in flight), and every span kept in memory for the test.
+ */
+export function exportingProvider(dashboardUrl: string, service: string) {
+  const memory = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': service }),
+    spanProcessors: [
+      new BatchSpanProcessor(new OTLPTraceExporter({ url: `${dashboardUrl}/v1/traces` })),
+      new SimpleSpanProcessor(memory),
+    ],
+  });
+  return { provider, memory };
 }
 
 /** Polls `read` until `ok` holds for its value (at most 15 s), and returns that value. */

@@ -4,21 +4,14 @@ import { tool } from '@langchain/core/tools';
 import { createGuard, guardLangChainTool } from '@loopguard/otel';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
 import { createAgent, FakeToolCallingModel } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   decisionsOf,
   detectingDashboard,
+  exportingProvider,
   replayedDecisions,
   replayOtlp,
   sessionCalls,
@@ -41,15 +34,7 @@ const SESSION = 'lc-session-42';
 describe('detection of loops in OpenInference (LangChain.js) spans', () => {
   it('finds the hotspot in the session and decides the calls as replay --otlp does', async () => {
     const { dashboard, api } = await detectingDashboard();
-    const memory = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': 'langchain-app' }),
-      spanProcessors: [
-        // batched, as apps export: the exporter refuses more than 30 requests in flight
-        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${dashboard.url}/v1/traces` })),
-        new SimpleSpanProcessor(memory),
-      ],
-    });
+    const { provider, memory } = exportingProvider(dashboard.url, 'langchain-app');
     const instrumentation = new LangChainInstrumentation({ tracerProvider: provider });
     instrumentation.manuallyInstrument(CallbackManagerModule);
     const search = tool(async ({ query }: { query: string }) => `no results for ${query}`, {
@@ -106,14 +91,7 @@ describe('detection of loops in OpenInference (LangChain.js) spans', () => {
     // OpenInference's TOOL span, in a trace of its own, runs around the tool loopguard wraps:
     // that call is loopguard's, and the dashboard neither decides the TOOL span nor counts it
     const { dashboard, api } = await detectingDashboard();
-    const memory = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': 'guarded-langchain-app' }),
-      spanProcessors: [
-        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${dashboard.url}/v1/traces` })),
-        new SimpleSpanProcessor(memory),
-      ],
-    });
+    const { provider, memory } = exportingProvider(dashboard.url, 'guarded-langchain-app');
     const instrumentation = new LangChainInstrumentation({ tracerProvider: provider });
     instrumentation.manuallyInstrument(CallbackManagerModule);
     const guard = createGuard({ tracerProvider: provider, capture: true });

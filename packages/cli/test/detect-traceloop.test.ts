@@ -2,15 +2,7 @@ import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
 import { tool } from '@langchain/core/tools';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
 import { LangChainInstrumentation } from '@traceloop/instrumentation-langchain';
 import { createAgent, FakeToolCallingModel } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +10,7 @@ import { z } from 'zod';
 import {
   decisionsOf,
   detectingDashboard,
+  exportingProvider,
   replayedDecisions,
   replayOtlp,
   sessionCalls,
@@ -41,15 +34,7 @@ const SESSION = 'lc-session-42';
 describe('detection of loops in OpenLLMetry (@traceloop/instrumentation-langchain) spans', () => {
   it('recognises its tool spans and decides them as replay --otlp does', async () => {
     const { dashboard, api } = await detectingDashboard();
-    const memory = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': 'langchain-app' }),
-      spanProcessors: [
-        // batched, as apps export: the exporter refuses more than 30 requests in flight
-        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${dashboard.url}/v1/traces` })),
-        new SimpleSpanProcessor(memory),
-      ],
-    });
+    const { provider, memory } = exportingProvider(dashboard.url, 'langchain-app');
     const instrumentation = new LangChainInstrumentation();
     instrumentation.setTracerProvider(provider);
     instrumentation.manuallyInstrument({ callbackManagerModule: CallbackManagerModule });
