@@ -3,7 +3,7 @@ const USAGE = {
   replay: `  loopguard replay FILE.jsonl [--config F] [--json] [--all]
   loopguard replay --otlp FILE.json [--config F] [--json] [--all]`,
   eval: `  loopguard eval FILE|FOLDER... --labels LABELS.json [--config F]... [--format F]
-                 [--json] [--examples]`,
+                 [--json] [--examples] [--sweep]`,
   config: `  loopguard config check [FILE]`,
   dashboard: `  loopguard dashboard [--port 4318] [--host 127.0.0.1] [--allowed-host NAME]
                       [--db .loopguard/loopguard.duckdb] [--retention DURATION] [--token T]
@@ -92,6 +92,10 @@ Options:
   --examples      also list the healthy runs broken (stopped; warned when the
                   configuration cannot stop) and the stuck runs missed, with the call
                   that decided
+  --sweep         also try guardrails.hardStopAfter settings (a grid per axis) on the
+                  labelled runs, for each configuration with hard stop on (else the first,
+                  hard stop turned on), and list those no other setting beats: the most
+                  stuck runs stopped for each count of healthy and resolved runs stopped
   -h, --help      this help
 
 Exit codes: 0 ok, 1 bad usage, config or labels file, 2 some files, lines or labels

@@ -72,6 +72,7 @@ export async function main(argv: string[]): Promise<number> {
           format: { type: 'string' },
           json: { type: 'boolean', default: false },
           examples: { type: 'boolean', default: false },
+          sweep: { type: 'boolean', default: false },
         },
       });
       if (positionals.length === 0 || values.labels === undefined) {
@@ -92,6 +93,7 @@ export async function main(argv: string[]): Promise<number> {
         format: format as InputFormat | undefined,
         json: values.json,
         examples: values.examples,
+        sweep: values.sweep,
         out,
         err,
       });

@@ -8,7 +8,8 @@ import { type InputFormat, type InputProblem, readRuns } from './inputs.js';
 import { readLabels } from './labels.js';
 import { type Evaluated, groupFigures } from './metrics.js';
 import { peerDetectors } from './peers.js';
-import { examplesText, reportText } from './table.js';
+import { type SweepReport, sweepConfig } from './sweep.js';
+import { examplesText, reportText, sweepText } from './table.js';
 import type { Detector, EvalReport, Label, Run } from './types.js';
 
 /** Options of `loopguard eval`. */
@@ -23,6 +24,11 @@ export interface EvalOptions {
   format?: InputFormat;
   json: boolean;
   examples: boolean;
+  /**
+   * Also sweep `guardrails.hardStopAfter` of each configuration with hard stop on (or, when none
+   * has it on, of the first with hard stop turned on) and report the settings no other beats.
+   */
+  sweep?: boolean;
   out: NodeJS.WritableStream;
   err: NodeJS.WritableStream & { isTTY?: boolean };
 }
@@ -140,10 +146,31 @@ export async function runEval(options: EvalOptions): Promise<number> {
     groups: groupFigures(rows, detectors),
   };
   if (options.examples) report.examples = examplesOf(rows, detectors);
+  if (options.sweep) {
+    const swept = configs.flatMap((file, i) => (detectors[i]!.hardStop ? [i] : []));
+    if (swept.length === 0) {
+      err.write(
+        `loopguard eval: --sweep: no configuration has hard stop on; ${names[0]} is swept with hard stop on\n`,
+      );
+      swept.push(0);
+    }
+    report.sweeps = swept.map((i): SweepReport => {
+      progress.update(() => `eval: sweeping ${names[i]}`);
+      return sweepConfig(
+        names[i]!,
+        configs[i]!,
+        evaluated,
+        () => undefined,
+        () => undefined,
+      );
+    });
+    progress.done();
+  }
   if (options.json) options.out.write(`${JSON.stringify(report, null, 2)}\n`);
   else {
     options.out.write(reportText(report));
     if (report.examples !== undefined) options.out.write(examplesText(report.examples));
+    if (report.sweeps !== undefined) options.out.write(sweepText(report.sweeps));
   }
   if (bad > 0) {
     err.write(

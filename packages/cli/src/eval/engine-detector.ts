@@ -13,7 +13,7 @@ import { OutcomeBuilder } from './outcome.js';
 import type { Detector, Run, RunOutcome } from './types.js';
 
 /** An engine that keeps the last decision it gave, for the deciding axis of a replayed call. */
-class Recording implements Engine {
+export class Recording implements Engine {
   #last: Decision | undefined;
 
   constructor(private readonly engine: Engine) {}

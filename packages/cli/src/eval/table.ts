@@ -1,4 +1,5 @@
 import { printable } from '../printable.js';
+import type { StopThresholds, SweepPoint, SweepReport } from './sweep.js';
 import type {
   DetectorExamples,
   DetectorFigures,
@@ -121,6 +122,59 @@ export function examplesText(examples: Record<string, DetectorExamples>): string
     lines.push(...broken.map((e) => exampleText(e, 'broken')));
     lines.push('', `## ${printable(name)}: stuck runs not ${action} (${missed.length})`, '');
     lines.push(...missed.map((e) => exampleText(e, 'missed')));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Frontier rows shown above the configured thresholds' count of healthy runs stopped. */
+const ABOVE_CONFIGURED = 3;
+
+function thresholdsText(t: StopThresholds, from?: StopThresholds): string {
+  const keys = Object.keys(t) as (keyof StopThresholds)[];
+  const changed = from === undefined ? keys : keys.filter((k) => t[k] !== from[k]);
+  return changed.length === 0 ? 'as configured' : changed.map((k) => `${k} ${t[k]}`).join(', ');
+}
+
+/**
+ * `--sweep`: per configuration swept, the settings of `guardrails.hardStopAfter` no other beats,
+ * up to a few above the configured thresholds' count of healthy runs stopped, each with what it
+ * changes, and the configured thresholds' own row.
+ */
+export function sweepText(sweeps: readonly SweepReport[]): string {
+  const lines: string[] = [];
+  for (const s of sweeps) {
+    const c = s.configured;
+    const row = (p: SweepPoint, what: string) => [
+      cell(p.healthy),
+      cell(p.resolved),
+      cell(p.stuck),
+      what,
+    ];
+    const below = s.frontier.filter((p) => p.healthy.count <= c.healthy.count);
+    const above = s.frontier
+      .filter((p) => p.healthy.count > c.healthy.count)
+      .slice(0, ABOVE_CONFIGURED);
+    lines.push(
+      '',
+      `## ${printable(s.name)}: hard-stop thresholds swept (${s.settings} settings of guardrails.hardStopAfter, hard stop on)`,
+      '',
+      'The settings no other beats: the most stuck runs stopped for each count of healthy and resolved runs stopped.',
+      '',
+      ...markdown(
+        [
+          'healthy runs stopped',
+          'resolved runs stopped',
+          'stuck runs stopped',
+          'guardrails.hardStopAfter',
+        ],
+        [
+          ...[...below, ...above].map((p) =>
+            row(p, thresholdsText(p.hardStopAfter, c.hardStopAfter)),
+          ),
+          row(c, `configured: ${thresholdsText(c.hardStopAfter)}`),
+        ],
+      ),
+    );
   }
   return `${lines.join('\n')}\n`;
 }

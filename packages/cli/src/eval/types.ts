@@ -1,5 +1,6 @@
 import type { FindingAction } from '@loopguard/engine';
 import type { ReplayLine } from '../types.js';
+import type { SweepReport } from './sweep.js';
 
 /** The label classes of labels.json. */
 export type LabelClass = 'stuck' | 'healthy' | 'limit_norep';
@@ -142,4 +143,6 @@ export interface EvalReport {
   detectors: { name: string; kind: 'config' | 'peer'; file?: string; hardStop: boolean }[];
   groups: GroupFigures[];
   examples?: Record<string, DetectorExamples>;
+  /** `--sweep`: the hard-stop thresholds swept, per configuration swept. */
+  sweeps?: SweepReport[];
 }
