@@ -31,7 +31,7 @@ export interface ClickHouseStoreOptions {
   url?: string;
   /** Runs the SQL instead of a server connection (chDB in tests and benchmarks). */
   executor?: SqlExecutor;
-  /** Create otel_traces, counters and rollups if missing (default true). */
+  /** Create otel_traces, counters, rollups and loopguard_decisions if missing (default true). */
   createSchema?: boolean;
   /** Answer minute-aligned hotspot/session queries from the rollups (default true). */
   rollups?: boolean;
@@ -77,7 +77,8 @@ function rejectedRows(group: readonly PendingInsert[]): Record<string, unknown>[
 /**
  * A Store over ClickHouse: spans live in the Collector exporter's `otel_traces` table (written by
  * Collectors or by `insert`), counters and per-minute rollups are filled by materialized views.
- * `insert` writes through loopguard_traces_in, which passes a re-sent span on only once.
+ * `insert` writes through loopguard_traces_in, which passes a re-sent span on only once;
+ * `redecide` writes to loopguard_decisions, which the reads put in place of the spans' maps.
  */
 export async function createClickHouseStore(options: ClickHouseStoreOptions): Promise<Store> {
   let exec: SqlExecutor;
