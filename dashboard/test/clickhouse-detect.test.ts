@@ -73,6 +73,13 @@ function inOrder(spans: SpanRecord[]) {
   );
 }
 
+/** Copies of spans as the dashboard's detection decides them, in start order. */
+function inDetector(spans: SpanRecord[]): SpanRecord[] {
+  const d = new Detector({ engine: { configFile: false } });
+  d.take(spans.map((s) => ({ ...s, attributes: { ...s.attributes } })));
+  return d.flush();
+}
+
 const byStart = <T extends { scope: string; start: number }>(rows: T[]) =>
   rows.sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.start - b.start));
 
@@ -168,6 +175,158 @@ describe('detection over otel_traces written by a Collector (ClickHouse)', () =>
     await db.detector.stop();
     await db.store.close();
   }, 120_000);
+});
+
+describe('the decisions of Collector spans live in loopguard_decisions (ClickHouse)', () => {
+  it('leaves otel_traces as written, serves the decisions, decides each span once', async () => {
+    const path = join(dir, 'own');
+    const clock = { now: T0 + 35_000 };
+    const calls = [0, 5, 10, 15].map((t) => call('gen_ai', t, 'Paris'));
+    const trace = calls[0]!.traceId;
+    // the agent's span: no call, so no decision; its trace holds the calls
+    const agent: SpanRecord = {
+      ...call('gen_ai', 0, 'Paris'),
+      traceId: trace,
+      name: 'invoke_agent weather',
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'weather' },
+    };
+    for (const c of calls) {
+      c.traceId = trace;
+      c.parentSpanId = agent.spanId;
+    }
+    const written = [agent, ...calls];
+    let db = await open(path, clock);
+    const stored = () => db.executor.query('SELECT * FROM otel_traces ORDER BY SpanId');
+    const decisions = (spanId: string) =>
+      db.executor.query(
+        `SELECT SpanAttributes['loopguard.action'] AS action, Version FROM loopguard_decisions
+        WHERE SpanId = {id:String} ORDER BY Version`,
+        { id: spanId },
+      );
+    try {
+      await db.collector(written);
+      const asWritten = await stored();
+      const own = (rows: Record<string, unknown>[]) =>
+        rows.flatMap((r) => [
+          ...Object.keys(r.SpanAttributes as object),
+          ...(r['Events.Name'] as string[]),
+        ]);
+      expect(own(asWritten).filter((k) => k.startsWith('loopguard.'))).toEqual([]);
+
+      expect((await db.detector.pass()).decided).toBe(4);
+      expect((await db.detector.pass()).decided).toBe(0);
+      // otel_traces is the Collector's, as it wrote it: no mutation, no loopguard attribute
+      expect(await stored()).toEqual(asWritten);
+      const [mutations] = await db.executor.query(
+        "SELECT count() AS n FROM system.mutations WHERE table = 'otel_traces'",
+      );
+      expect(Number(mutations?.n)).toBe(0);
+      const rows = await db.executor.query(
+        `SELECT SpanId, SpanAttributes['loopguard.detected_by'] AS by,
+          SpanAttributes['loopguard.streak'] AS streak, length(Events.Name) AS events
+        FROM loopguard_decisions ORDER BY streak`,
+      );
+      expect(rows.map((r) => r.SpanId)).toEqual(calls.map((c) => c.spanId));
+      expect(rows.map((r) => [r.by, r.streak])).toEqual(
+        [1, 2, 3, 4].map((n) => ['dashboard', String(n)]),
+      );
+      const findings = rows.reduce((n, r) => n + Number(r.events), 0);
+      expect(findings).toBeGreaterThan(0);
+
+      // the store's reads show the decisions
+      const session = (await db.store.session('conv', ALL))!;
+      expect(session.calls.map((c) => c.streak)).toEqual([1, 2, 3, 4]);
+      expect(
+        session.calls.every((c) => c.attributes['loopguard.detected_by'] === 'dashboard'),
+      ).toBe(true);
+      const [listed] = (await db.store.sessions(ALL)).rows;
+      expect(listed).toMatchObject({ scope: 'conv', calls: 4, longestStreak: 4 });
+      expect(listed!.worstAction).not.toBe('allow');
+      const [hotspot] = (await db.store.hotspots(ALL)).rows;
+      expect(hotspot).toMatchObject({ tool: 'get_weather', calls: 4, longestStreak: 4 });
+      expect(hotspot!.nudges + hotspot!.warns).toBeGreaterThan(0);
+      const spans = await db.store.trace(trace);
+      expect(spans.map((s) => s.spanId).sort()).toEqual(written.map((s) => s.spanId).sort());
+      // a span without a decision reads its own attributes (not the join's empty default)
+      expect(spans.find((s) => s.spanId === agent.spanId)?.attributes).toEqual(agent.attributes);
+      const decided = spans.filter((s) => s.spanId !== agent.spanId);
+      expect(decided.every((s) => s.attributes['loopguard.detected_by'] === 'dashboard')).toBe(
+        true,
+      );
+      const traceFindings = decided.flatMap((s) =>
+        s.events.filter((e) => e.name.startsWith('loopguard.')),
+      );
+      expect(traceFindings.length).toBe(findings);
+
+      // a restart reads the decisions back: nothing is decided again
+      await db.detector.stop();
+      await db.store.close();
+      db = await open(path, clock);
+      expect(await db.detector.pass()).toMatchObject({ decided: 0, redecided: 0 });
+
+      // re-deciding a decided span twice: the newest version is read, each span once
+      const last = session.calls[3]!;
+      const again = (action: string): SpanRecord => ({
+        ...calls[3]!,
+        attributes: { ...last.attributes, 'loopguard.action': action },
+        events: [],
+      });
+      expect(await db.store.redecide!([again('block')])).toBe(1);
+      expect(await db.store.redecide!([again('halt')])).toBe(1);
+      const versions = await decisions(calls[3]!.spanId);
+      expect(versions.map((v) => v.action)).toEqual([last.action, 'block', 'halt']);
+      const now = (await db.store.session('conv', ALL))!.calls;
+      expect(now.map((c) => [c.spanId, c.action])).toEqual([
+        ...session.calls.slice(0, 3).map((c) => [c.spanId, c.action]),
+        [last.spanId, 'halt'],
+      ]);
+      const [relisted] = (await db.store.sessions(ALL)).rows;
+      expect(relisted).toMatchObject({
+        scope: 'conv',
+        calls: 4,
+        worstAction: 'halt',
+        halted: true,
+      });
+      expect((await db.store.hotspots(ALL)).rows.reduce((n, h) => n + h.calls, 0)).toBe(4);
+      const retraced = await db.store.trace(trace);
+      expect(retraced.length).toBe(written.length);
+      const redecided = retraced.find((s) => s.spanId === last.spanId)!;
+      expect(redecided.attributes['loopguard.action']).toBe('halt');
+      expect(redecided.events).toEqual([]);
+      expect((await db.store.summary(ALL)).calls).toBe(4);
+      expect(await stored()).toEqual(asWritten);
+      const [after] = await db.executor.query(
+        "SELECT count() AS n FROM system.mutations WHERE table = 'otel_traces'",
+      );
+      expect(Number(after?.n)).toBe(0);
+    } finally {
+      await db.detector.stop();
+      await db.store.close();
+    }
+  }, 120_000);
+
+  it('reads spans decided onto otel_traces by an older version as decided', async () => {
+    const clock = { now: T0 + 35_000 };
+    const db = await open(join(dir, 'older'), clock);
+    try {
+      const spans = [0, 5, 10, 15].map((t) => call('gen_ai', t, 'Paris'));
+      // the first two as an older version left them: its decisions on their own rows
+      const older = inDetector(spans.slice(0, 2));
+      await db.collector([...older, ...spans.slice(2)]);
+      expect((await db.detector.pass()).decided).toBe(2);
+      const session = (await db.store.session('conv', ALL))!;
+      expect(session.calls.map((c) => c.streak)).toEqual([1, 2, 3, 4]);
+      expect(
+        session.calls.every((c) => c.attributes['loopguard.detected_by'] === 'dashboard'),
+      ).toBe(true);
+      const [rows] = await db.executor.query('SELECT count() AS n FROM loopguard_decisions');
+      expect(Number(rows?.n)).toBe(2);
+      expect((await db.store.sessions(ALL)).rows[0]).toMatchObject({ calls: 4, longestStreak: 4 });
+    } finally {
+      await db.detector.stop();
+      await db.store.close();
+    }
+  }, 60_000);
 });
 
 describe('detection over otel_traces, page by page', () => {

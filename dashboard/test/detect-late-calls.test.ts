@@ -188,3 +188,52 @@ describe.each(stores)('late calls re-decide what follows them (%s)', (_name, mak
     }
   });
 });
+
+describe('late calls re-decide into loopguard_decisions (clickhouse)', () => {
+  it('leaves the otel_traces rows as inserted and reads the new decisions', async () => {
+    const executor = createChdbExecutor();
+    const { store, send } = await detecting(() => createClickHouseStore({ executor }));
+    const rows = () => executor.query('SELECT * FROM otel_traces ORDER BY SpanId');
+    try {
+      const { onTime, late } = fixture();
+      await send(copy(onTime));
+      const inserted = await rows();
+      const streakOf30 = () =>
+        executor.query(
+          `SELECT SpanAttributes['loopguard.streak'] AS s FROM otel_traces WHERE SpanId = {id:String}`,
+          { id: onTime[2]!.spanId },
+        );
+      expect(await streakOf30()).toEqual([{ s: '3' }]);
+      await send(copy(late));
+      expect(store.detector.stats().redecidedCalls).toBeGreaterThan(0);
+      // the late calls are rows of their own; the others are as inserted, with their first decision
+      const lateIds = new Set(late.map((s) => s.spanId));
+      expect((await rows()).filter((r) => !lateIds.has(String(r.SpanId)))).toEqual(inserted);
+      expect(await streakOf30()).toEqual([{ s: '3' }]);
+      const [mutations] = await executor.query(
+        "SELECT count() AS n FROM system.mutations WHERE table = 'otel_traces'",
+      );
+      expect(Number(mutations?.n)).toBe(0);
+      // the new decisions: in loopguard_decisions, newest per span, and in every read
+      const decided = await executor.query(
+        `SELECT SpanId, argMax(SpanAttributes['loopguard.streak'], Version) AS s
+        FROM loopguard_decisions GROUP BY SpanId`,
+      );
+      expect(decided.find((r) => r.SpanId === onTime[2]!.spanId)).toEqual({
+        SpanId: onTime[2]!.spanId,
+        s: '1',
+      });
+      const onTimeIds = new Set(onTime.map((s) => s.spanId));
+      expect(decided.every((r) => onTimeIds.has(String(r.SpanId)))).toBe(true);
+      const a = (await store.session('a', ALL))!.calls;
+      expect(a.map((c) => c.streak)).toEqual([1, 2, 3, 1, 1, 2, 3, 1, 1]);
+      const trace = await store.trace(onTime[0]!.traceId);
+      expect(trace.length).toBe(9);
+      expect(
+        trace.find((s) => s.spanId === onTime[2]!.spanId)?.attributes['loopguard.streak'],
+      ).toBe('1');
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -6,7 +6,7 @@ import {
   TOOL_CALL_CONVENTIONS,
 } from '../otlp/index.js';
 import type { SpanRecord } from '../otlp/span.js';
-import type { SqlExecutor } from '../store/clickhouse/index.js';
+import { overlaidSpans, type SqlExecutor } from '../store/clickhouse/index.js';
 import type { Store } from '../store/index.js';
 import { Detector } from './detector.js';
 
@@ -180,9 +180,10 @@ function counterRows(decided: readonly SpanRecord[], countedAtInsert: ReadonlySe
  * Detection over otel_traces as Collectors write it: each pass reads the tool-call spans of other
  * instrumentations that carry no loopguard attributes and started between the persisted cursor
  * (minus `lagMs`) and `settleMs` ago, decides each scope's new calls after its calls decided
- * before (read back from the table, so a restart continues where it stopped), and writes the
- * decisions onto the spans' own rows (`Store.redecide`), marked `loopguard.detected_by=dashboard`:
- * a decided span is no longer read, so each is decided once. Counters get the decided calls'
+ * before (read back from the decisions, so a restart continues where it stopped), and writes the
+ * decisions to loopguard's own table, loopguard_decisions (`Store.redecide`), marked
+ * `loopguard.detected_by=dashboard`; otel_traces stays as the Collector wrote it. A decided span
+ * is no longer read, so each is decided once. Counters get the decided calls'
  * findings, and the calls the views did not count at insert.
  */
 export async function createClickHouseDetector(
@@ -212,10 +213,15 @@ export async function createClickHouseDetector(
     const to = at - settleMs;
     const readFrom = Math.max(0, from - lagMs);
     if (to <= readFrom) return { decided: 0, redecided: 0, cursorMs: from };
+    const range = [
+      'Timestamp >= fromUnixTimestamp64Milli({from:Int64})',
+      'Timestamp < fromUnixTimestamp64Milli({to:Int64})',
+    ];
+    // decided spans carry loopguard.detected_by in loopguard_decisions (or, decided by an older
+    // version, in their own row): read with the decisions in place, they are passed over
     const rows = await exec.query(
-      `SELECT ${SPAN_COLUMNS} FROM otel_traces
-      WHERE Timestamp >= fromUnixTimestamp64Milli({from:Int64})
-        AND Timestamp < fromUnixTimestamp64Milli({to:Int64})
+      `SELECT ${SPAN_COLUMNS} FROM ${overlaidSpans(range)}
+      WHERE ${range.join(' AND ')}
         AND NOT mapContains(SpanAttributes, ${quote(DETECTED_BY)})
         AND ${attr('loopguard.signature')} = '' AND NOT mapContains(SpanAttributes, 'loopguard.scope')
         AND (${CANDIDATE_SQL})
@@ -235,9 +241,10 @@ export async function createClickHouseDetector(
       }
     }
     if (scopes.size > 0) {
+      const since = 'Timestamp >= fromUnixTimestamp64Milli({since:Int64})';
       const history = await exec.query(
-        `SELECT ${SPAN_COLUMNS} FROM otel_traces
-        WHERE Timestamp >= fromUnixTimestamp64Milli({since:Int64})
+        `SELECT ${SPAN_COLUMNS} FROM ${overlaidSpans([since])}
+        WHERE ${since}
           AND ${attr(DETECTED_BY)} = {by:String}
           AND has(JSONExtract({scopes:String}, 'Array(String)'), ${attr('loopguard.scope')})
         LIMIT 1 BY TraceId, SpanId`,

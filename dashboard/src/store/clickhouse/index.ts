@@ -6,3 +6,4 @@ export type { ClickHouseConnection, InsertSettings, SqlExecutor, SqlParams } fro
 export { createHttpExecutor, parseClickHouseUrl } from './executor.js';
 export type { ClickHouseStoreOptions } from './open.js';
 export { createClickHouseStore } from './open.js';
+export { overlaidSpans } from './schema.js';

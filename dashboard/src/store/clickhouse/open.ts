@@ -22,7 +22,7 @@ import {
 } from './queries.js';
 import { redecideSpans } from './redecide.js';
 import { spanToRow } from './rows.js';
-import { CALLS, rollupViews, schemaStatements, TRACES_IN } from './schema.js';
+import { CALLS, DECISIONS, rollupViews, schemaStatements, TRACES_IN } from './schema.js';
 import { defined, makeSource, timeBound, where } from './sql.js';
 
 /** Options of the ClickHouse store. */
@@ -31,7 +31,7 @@ export interface ClickHouseStoreOptions {
   url?: string;
   /** Runs the SQL instead of a server connection (chDB in tests and benchmarks). */
   executor?: SqlExecutor;
-  /** Create otel_traces, counters and rollups if missing (default true). */
+  /** Create otel_traces, counters, rollups and loopguard_decisions if missing (default true). */
   createSchema?: boolean;
   /** Answer minute-aligned hotspot/session queries from the rollups (default true). */
   rollups?: boolean;
@@ -77,7 +77,8 @@ function rejectedRows(group: readonly PendingInsert[]): Record<string, unknown>[
 /**
  * A Store over ClickHouse: spans live in the Collector exporter's `otel_traces` table (written by
  * Collectors or by `insert`), counters and per-minute rollups are filled by materialized views.
- * `insert` writes through loopguard_traces_in, which passes a re-sent span on only once.
+ * `insert` writes through loopguard_traces_in, which passes a re-sent span on only once;
+ * `redecide` writes to loopguard_decisions, which the reads put in place of the spans' maps.
  */
 export async function createClickHouseStore(options: ClickHouseStoreOptions): Promise<Store> {
   let exec: SqlExecutor;
@@ -101,6 +102,8 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
   let closed: Promise<void> | undefined;
   /** Re-decisions run one at a time (each rebuilds the minutes it touched). */
   let redeciding: Promise<number> = Promise.resolve(0);
+  /** The Version of the last decisions written (ms, one more than the last at least). */
+  let version = 0;
   const open = () => {
     if (closed) throw new Error('store is closed');
   };
@@ -167,7 +170,7 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
         timeBound('>=', minuteS * 1000, 'from', params),
         timeBound('<', minuteS * 1000 + 60_000, 'to', params),
       ]);
-      const derive = `${src.derived.slice(1, -1)} ${where(range)}`;
+      const derive = `${src.derived(range).slice(1, -1)} ${where(range)}`;
       // never deduplicated: a rebuild can repeat an earlier one's rows, which DELETE removed
       await exec.command(
         `INSERT INTO ${view.target} SETTINGS insert_deduplicate = 0
@@ -203,6 +206,7 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
       if (n === 0) return 0;
       await exec.command(`DELETE FROM otel_traces WHERE ${cond}`, params);
       await exec.command(`DELETE FROM ${CALLS} WHERE ${cond}`, params);
+      await exec.command(`DELETE FROM ${DECISIONS} WHERE ${cond}`, params);
       const minuteS = Math.floor(cutoffMs / 60_000) * 60;
       for (const table of ROLLUP_TABLES) {
         await exec.command(`DELETE FROM ${table} WHERE Minute <= toDateTime({m:Int64})`, {
@@ -218,8 +222,10 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
       while (draining) await draining;
       const run = redeciding
         .catch(() => 0)
-        .then(() =>
-          redecideSpans(exec, spans, async (minuteS) => {
+        .then(() => {
+          // newest wins: never the Version of an earlier re-decision, even within one ms
+          version = Math.max(Date.now(), version + 1);
+          return redecideSpans(exec, spans, version, async (minuteS) => {
             await exec.command(
               `DELETE FROM ${CALLS} WHERE toStartOfMinute(Timestamp) = toDateTime({m:Int64})`,
               { m: minuteS },
@@ -230,8 +236,8 @@ export async function createClickHouseStore(options: ClickHouseStoreOptions): Pr
               });
             }
             await refillMinute(minuteS, [...src.views, ...rollupViews('calls.sql')]);
-          }),
-        );
+          });
+        });
       redeciding = run;
       return run;
     },

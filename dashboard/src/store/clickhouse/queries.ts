@@ -21,7 +21,16 @@ import type { CounterSnapshot, SpendOptions } from '../types.js';
 import type { SqlParams } from './executor.js';
 import { FINDINGS_SQL } from './hotspots.js';
 import { RAW_SESSION_COLUMNS, rollupSessionCount } from './lists.js';
-import { defined, events, rawConditions, type Source, timeBound, where } from './sql.js';
+import { overlaidSpans } from './schema.js';
+import {
+  defined,
+  events,
+  rawConditions,
+  type Source,
+  spanBounds,
+  timeBound,
+  where,
+} from './sql.js';
 
 /** A span's loopguard.sequence (order in its scope), NULL when absent: ties of a start time sort by it. */
 const SEQUENCE = "toInt64OrNull(SpanAttributes['loopguard.sequence'])";
@@ -76,20 +85,24 @@ export async function querySession(
   );
   if (!head) return undefined;
   let spans = clause;
+  let bounds = spanBounds(conds);
   if (src.rollups) {
     // every call lies in [start, end] and in one of the scope's services (loopguard_calls says
     // which): otel_traces, sorted by service first, is read there only
-    const bounds = defined([
-      timeBound('>=', toNumber(head.start), 'first', params),
-      timeBound('<', toNumber(head.end) + 1, 'last', params),
-    ]);
+    bounds = [
+      ...bounds,
+      ...defined([
+        timeBound('>=', toNumber(head.start), 'first', params),
+        timeBound('<', toNumber(head.end) + 1, 'last', params),
+      ]),
+    ];
     const services = `ServiceName IN (SELECT ServiceName FROM ${src.calls} ${clause})`;
     spans = where([...conds, 'LoopScope = {scope:String}', ...bounds, services]);
   }
   const rows = await src.exec.query(
     `SELECT TraceId, SpanId, StartMs, Duration, ToolName, Signature, LoopAction, LoopAxis, Streak,
       LoopCount, NudgeLevel, Outcome, SpanAttributes, EventTimes, EventNames, EventAttributes
-    FROM ${src.derived} ${spans} ORDER BY Timestamp, ${SEQUENCE} NULLS LAST, SpanId, TraceId LIMIT ${limit} OFFSET ${offset}`,
+    FROM ${src.derived(bounds)} ${spans} ORDER BY Timestamp, ${SEQUENCE} NULLS LAST, SpanId, TraceId LIMIT ${limit} OFFSET ${offset}`,
     params,
   );
   const calls = rows.map((r) =>
@@ -121,7 +134,7 @@ export async function queryTrace(src: Source, traceId: string): Promise<TraceSpa
       toUnixTimestamp64Milli(Timestamp) AS StartMs, Duration, StatusCode, StatusMessage, SpanAttributes,
       arrayMap(t -> toUnixTimestamp64Milli(t), Events.Timestamp) AS EventTimes,
       Events.Name AS EventNames, Events.Attributes AS EventAttributes
-    FROM otel_traces WHERE TraceId = {trace:String} ORDER BY Timestamp, ParentSpanId != '', ${SEQUENCE} NULLS LAST, SpanId`,
+    FROM ${overlaidSpans(['TraceId = {trace:String}'])} WHERE TraceId = {trace:String} ORDER BY Timestamp, ParentSpanId != '', ${SEQUENCE} NULLS LAST, SpanId`,
     { trace: traceId.toLowerCase() },
   );
   return rows.map((r) =>
@@ -182,7 +195,7 @@ export async function querySpend(
       max(if(${a('gen_ai.request.model')} != '', ${a('gen_ai.request.model')}, ${a('gen_ai.response.model')})) AS model,
       ${int('gen_ai.usage.input_tokens')} AS input, ${int('gen_ai.usage.output_tokens')} AS output,
       ${int('gen_ai.usage.cache_read.input_tokens')} AS cached
-    FROM ${src.derived} ${where(conds)}
+    FROM ${src.derived(spanBounds(conds))} ${where(conds)}
     GROUP BY service, tool, signature, scope, step ORDER BY service, tool, signature, scope, step`,
     params,
   );

@@ -9,9 +9,38 @@ export function readSql(name: string): string {
   return readFileSync(new URL(name, SQL_DIR), 'utf8');
 }
 
-/** The derived-fields SELECT over otel_traces (derive.sql) without its comments. */
-export function deriveSql(): string {
-  return stripComments(readSql('derive.sql')).trim();
+/**
+ * The derived-fields SELECT over otel_traces (derive.sql) without its comments, or over `source`
+ * (a FROM item with otel_traces' columns, such as `overlaidSpans`).
+ */
+export function deriveSql(source = 'otel_traces'): string {
+  const sql = stripComments(readSql('derive.sql')).trim();
+  return source === 'otel_traces' ? sql : sql.replace(/FROM otel_traces$/, () => `FROM ${source}`);
+}
+
+/** The dashboard's decisions of stored spans (decisions.sql), read over otel_traces. */
+export const DECISIONS = 'loopguard_decisions';
+
+const EVENT_COLUMNS = ['Events.Timestamp', 'Events.Name', 'Events.Attributes'];
+
+/**
+ * otel_traces as a FROM item in which a span with a row in loopguard_decisions has its newest
+ * row's attributes and events in place of its own; the others read as stored (a span decided
+ * before the table existed carries its decision in otel_traces). `bounds` are conditions on
+ * Timestamp or TraceId, applied to both sides so the join reads only the decisions of those spans;
+ * the caller binds their parameters.
+ */
+export function overlaidSpans(bounds: readonly string[]): string {
+  const cond = bounds.length ? `WHERE ${bounds.join(' AND ')}` : '';
+  const cols = ['SpanAttributes', ...EVENT_COLUMNS].map((c) => `\`${c}\``);
+  // LEFT ANY JOIN: one decision row per span (GROUP BY); a span without one gets the defaults
+  // (Decided false) and keeps its own maps
+  return `(SELECT t.* REPLACE (${cols.map((c) => `if(d.Decided, d.${c}, t.${c}) AS ${c}`).join(', ')})
+    FROM (SELECT * FROM otel_traces ${cond}) AS t
+    LEFT ANY JOIN (SELECT Timestamp, TraceId, SpanId, true AS Decided,
+        ${cols.map((c) => `argMax(${c}, Version) AS ${c}`).join(', ')}
+      FROM ${DECISIONS} ${cond} GROUP BY Timestamp, TraceId, SpanId) AS d
+    USING (Timestamp, TraceId, SpanId))`;
 }
 
 function stripComments(sql: string): string {
@@ -38,12 +67,17 @@ export const TRACES_IN = 'loopguard_traces_in';
 
 /**
  * Every DDL statement of the store, in order: otel_traces and its way in, counters and their
- * views, the time-ordered copy of the calls, rollups.
+ * views, the time-ordered copy of the calls, rollups, the dashboard's decisions.
  */
 export function schemaStatements(): string[] {
-  return ['otel-traces.sql', 'traces-in.sql', 'counters.sql', 'calls.sql', 'rollups.sql'].flatMap(
-    (f) => statements(readSql(f)),
-  );
+  return [
+    'otel-traces.sql',
+    'traces-in.sql',
+    'counters.sql',
+    'calls.sql',
+    'rollups.sql',
+    'decisions.sql',
+  ].flatMap((f) => statements(readSql(f)));
 }
 
 /** The table of calls in time order (calls.sql), read for the partial minutes of a range. */

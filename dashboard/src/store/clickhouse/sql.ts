@@ -1,16 +1,20 @@
 import type { QueryFilter, SpanEventRow } from '../../api/types.js';
 import { MAX_TIME_NS, toNumber } from '../common/index.js';
 import type { SqlExecutor, SqlParams } from './executor.js';
-import { CALLS, deriveSql, type RollupView, rollupViews } from './schema.js';
+import { CALLS, deriveSql, overlaidSpans, type RollupView, rollupViews } from './schema.js';
 
 /** Where the store reads spans and calls from. */
 export interface Source {
   exec: SqlExecutor;
-  /** `(SELECT ... FROM otel_traces)` with the loopguard fields (derive.sql). */
-  derived: string;
+  /**
+   * `(SELECT ... FROM otel_traces)` with the loopguard fields (derive.sql) and the dashboard's
+   * decisions in place (overlaidSpans), for the spans within `bounds` (conditions on Timestamp or
+   * TraceId; the caller's WHERE still applies them): the decisions joined are those bounds' only.
+   */
+  derived(bounds: readonly string[]): string;
   /**
    * The calls with derive.sql's fields, bar the span's maps and events: `(CALLS_DERIVED)` from
-   * loopguard_calls when the store's own tables answer, else `derived`.
+   * loopguard_calls when the store's own tables answer, else `derived` over every span.
    */
   calls: string;
   /** Whether minute rollups (and loopguard_calls) may answer. */
@@ -23,8 +27,8 @@ export interface Source {
 
 /** A Source over an executor. */
 export function makeSource(exec: SqlExecutor, rollups = true, twoPassRows?: number): Source {
-  const derived = `(${deriveSql()})`;
-  const calls = rollups ? `(${CALLS_DERIVED})` : derived;
+  const derived = (bounds: readonly string[]) => `(${deriveSql(overlaidSpans(bounds))})`;
+  const calls = rollups ? `(${CALLS_DERIVED})` : derived([]);
   const views = rollupViews();
   return twoPassRows === undefined
     ? { exec, derived, calls, rollups, views }
@@ -49,6 +53,14 @@ export function timeBound(
   if (v > MAX_START_MS) return op === '<' ? undefined : '0';
   params[name] = Math.max(v, 0);
   return `Timestamp ${op} fromUnixTimestamp64Milli({${name}:Int64})`;
+}
+
+/**
+ * The conditions of `conds` on the start time alone (timeBound's), which bound the spans a
+ * `Source.derived` read joins decisions for.
+ */
+export function spanBounds(conds: readonly string[]): string[] {
+  return conds.filter((c) => c.startsWith('Timestamp ') || c === '0');
 }
 
 /** The defined conditions of a list, in order. */
